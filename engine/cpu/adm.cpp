@@ -1,0 +1,1 @@
+// placeholder: adm (being written)

@@ -1,0 +1,1 @@
+// placeholder: ms_ssim (being written)

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Test helpers: where the shared oracle lives, libvmaf JSON oracles, raw .yuv clips as picture views.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vmafx/picture.h"
+#include "vmafx/status.h"
+
+namespace vmafx::test {
+
+// ../shared/testdata beside the checkout (VMAFX_SHARED_DIR overrides), and our own tests/data.
+std::string shared_testdata_dir();
+std::string shared_models_dir();
+std::string project_data_dir();  // tests/data
+std::string project_models_dir();  // engine/models
+bool file_exists(const std::string& path);
+
+// libvmaf's --json output: frames[i].metrics and pooled_metrics.
+struct Oracle {
+  std::vector<std::map<std::string, double>> frames;  // indexed by position in the file
+  std::vector<unsigned> frame_num;                    // frameNum of each entry
+  std::map<std::string, std::map<std::string, double>> pooled;  // metric -> {min,max,mean,harmonic_mean}
+};
+Status load_oracle(const std::string& path, Oracle* out);
+
+// A raw clip: whole file in memory, frames as picture views.
+class YuvClip {
+ public:
+  Status open(const std::string& path, uint32_t width, uint32_t height, const FormatInfo& fmt);
+  size_t frames() const { return frame_size_ ? data_.size() / frame_size_ : 0; }
+  PictureView frame(size_t i) const;
+  size_t frame_size() const { return frame_size_; }
+  const uint8_t* frame_data(size_t i) const { return data_.data() + i * frame_size_; }
+  uint32_t width() const { return width_; }
+  uint32_t height() const { return height_; }
+  const FormatInfo& format() const { return fmt_; }
+
+ private:
+  std::vector<uint8_t> data_;
+  size_t frame_size_ = 0;
+  uint32_t width_ = 0, height_ = 0;
+  FormatInfo fmt_;
+  PlaneLayout layout_[3];
+  unsigned n_planes_ = 0;
+};
+
+// The public pairs in ../shared/testdata.
+struct Pair {
+  std::string prefix;     // e.g. "a_576x324_8b"
+  std::string distorted;  // e.g. "x264crf35"
+  uint32_t width, height;
+  unsigned bpc;
+  std::string ref_path() const;
+  std::string dist_path() const;
+  std::string oracle_path(const std::string& model_suffix) const;  // e.g. "vmaf_v0.6.1"
+};
+std::vector<Pair> public_pairs();
+
+}  // namespace vmafx::test
