@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Sourced by ./run.sh and ./test.sh: installs the Debian 12 packages that are missing (when root), then configures
+# and builds the project into $BUILD_DIR (default: build). Set VMAFX_CI=1 to compile GPU kernels for one target per
+# vendor only (CI has 2 cores).
+set -euo pipefail
+
+VMAFX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$VMAFX_ROOT/build}"
+
+VMAFX_PACKAGES=(
+  # build
+  meson ninja-build pkg-config g++ python3 nlohmann-json3-dev googletest libgtest-dev
+  # GStreamer element and the pipelines
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+  gstreamer1.0-plugins-good gstreamer1.0-gl libepoxy-dev
+  # GL tests (Mesa under Xvfb), leak checks
+  xvfb xauth libgl1-mesa-dri valgrind
+  # AMD kernels (hipcc --genco) and HIP headers; NVIDIA kernels use nvcc from /usr/local/cuda when present
+  hipcc libamdhip64-dev
+)
+
+vmafx_missing_packages() {
+  local p missing=()
+  for p in "${VMAFX_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  echo "${missing[@]:-}"
+}
+
+vmafx_install_packages() {
+  local missing
+  missing="$(vmafx_missing_packages)"
+  [ -z "$missing" ] && return 0
+  if [ "$(id -u)" != 0 ]; then
+    echo "vmafxhip: missing Debian packages: $missing" >&2
+    echo "vmafxhip: run as root (or: sudo apt-get install $missing)" >&2
+    return 1
+  fi
+  echo "vmafxhip: installing $missing"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+vmafx_build() {
+  local opts=()
+  if [ "${VMAFX_CI:-0}" = 1 ]; then
+    opts+=(-Dhip-amd-targets=gfx1030 -Dhip-nvidia-archs=sm_90)
+  fi
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    export PATH="$PATH:/usr/local/cuda/bin"
+  fi
+  if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+    meson setup "$BUILD_DIR" "$VMAFX_ROOT" --buildtype=release "${opts[@]}"
+  fi
+  ninja -C "$BUILD_DIR"
+}
+
+vmafx_install_packages
+vmafx_build
