@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// CPU reference of psnr, float_ssim and float_ms_ssim against libvmaf's JSON scores of the public pairs, plus
+// layout equivalence (NV12 interleaved chroma, P010 shifted words), 4:0:0 and size limits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "cpu/ms_ssim.h"
+#include "cpu/plane.h"
+#include "cpu/psnr.h"
+#include "cpu/ssim.h"
+#include "support.h"
+
+namespace vmafx {
+namespace {
+
+using test::Pair;
+
+// libvmaf prints 6 decimals: an exact reproduction is within half a unit of the last digit.
+constexpr double kPrinted = 5e-7 + 1e-12;
+// The brief's limits; the checks below use the tighter kPrinted where our arithmetic is exact.
+constexpr double kPsnrTol = 1e-4;
+constexpr double kSsimTol = 1e-5;
+
+FormatInfo planar_format(unsigned bpc) {
+  FormatInfo f;
+  EXPECT_TRUE(parse_pixel_format("420", bpc, &f).is_ok());
+  return f;
+}
+
+struct LoadedPair {
+  test::YuvClip ref, dist;
+  test::Oracle oracle;
+};
+
+::testing::AssertionResult load_pair(const Pair& p, LoadedPair* out) {
+  const FormatInfo fmt = planar_format(p.bpc);
+  Status s = out->ref.open(p.ref_path(), p.width, p.height, fmt);
+  if (!s) return ::testing::AssertionFailure() << s.to_string();
+  s = out->dist.open(p.dist_path(), p.width, p.height, fmt);
+  if (!s) return ::testing::AssertionFailure() << s.to_string();
+  s = test::load_oracle(p.oracle_path("vmaf_v0.6.1"), &out->oracle);
+  if (!s) return ::testing::AssertionFailure() << s.to_string();
+  if (out->ref.frames() != out->dist.frames() || out->oracle.frames.size() != out->ref.frames())
+    return ::testing::AssertionFailure() << p.prefix << ": " << out->ref.frames() << " ref frames, "
+                                         << out->dist.frames() << " dist frames, " << out->oracle.frames.size()
+                                         << " oracle frames";
+  if (out->ref.frames() == 0) return ::testing::AssertionFailure() << p.prefix << ": no frames";
+  return ::testing::AssertionSuccess();
+}
+
+double metric(const test::Oracle& o, size_t frame, const char* name) {
+  const auto& m = o.frames.at(frame);
+  auto it = m.find(name);
+  EXPECT_NE(it, m.end()) << "oracle lacks " << name;
+  return it == m.end() ? NAN : it->second;
+}
+
+class OraclePairs : public ::testing::TestWithParam<Pair> {};
+
+TEST_P(OraclePairs, PsnrMatchesLibvmafFrameByFrame) {
+  const Pair p = GetParam();
+  LoadedPair lp;
+  ASSERT_TRUE(load_pair(p, &lp));
+  double max_diff[3] = {0, 0, 0};
+  const char* names[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
+  for (size_t i = 0; i < lp.ref.frames(); i++) {
+    cpu::PsnrScores s;
+    ASSERT_TRUE(cpu::psnr(lp.ref.frame(i), lp.dist.frame(i), &s).is_ok());
+    ASSERT_EQ(s.planes, 3u);
+    const double got[3] = {s.y, s.cb, s.cr};
+    for (int c = 0; c < 3; c++) {
+      const double want = metric(lp.oracle, i, names[c]);
+      const double d = std::fabs(got[c] - want);
+      max_diff[c] = std::max(max_diff[c], d);
+      EXPECT_LE(d, kPsnrTol) << names[c] << " frame " << i;
+      EXPECT_LE(d, kPrinted) << names[c] << " frame " << i << ": " << got[c] << " vs " << want;
+    }
+  }
+  std::printf("[ %s_%s ] %zu frames, max |diff| psnr_y %.3g psnr_cb %.3g psnr_cr %.3g\n", p.prefix.c_str(),
+              p.distorted.c_str(), lp.ref.frames(), max_diff[0], max_diff[1], max_diff[2]);
+}
+
+TEST_P(OraclePairs, SsimAndMsSsimMatchLibvmafFrameByFrame) {
+  const Pair p = GetParam();
+  LoadedPair lp;
+  ASSERT_TRUE(load_pair(p, &lp));
+  cpu::Ssim ssim;
+  cpu::MsSsim ms;
+  ASSERT_TRUE(ssim.init(p.width, p.height, p.bpc).is_ok());
+  ASSERT_TRUE(ms.init(p.width, p.height, p.bpc).is_ok());
+  double max_ssim = 0, max_ms = 0;
+  for (size_t i = 0; i < lp.ref.frames(); i++) {
+    const cpu::Plane r = cpu::luma_plane(lp.ref.frame(i));
+    const cpu::Plane d = cpu::luma_plane(lp.dist.frame(i));
+    double s = NAN, m = NAN;
+    ASSERT_TRUE(ssim.compute(r, d, &s).is_ok());
+    ASSERT_TRUE(ms.compute(r, d, &m).is_ok());
+    const double ds = std::fabs(s - metric(lp.oracle, i, "float_ssim"));
+    const double dm = std::fabs(m - metric(lp.oracle, i, "float_ms_ssim"));
+    max_ssim = std::max(max_ssim, ds);
+    max_ms = std::max(max_ms, dm);
+    EXPECT_LE(ds, kSsimTol) << "float_ssim frame " << i;
+    EXPECT_LE(dm, kSsimTol) << "float_ms_ssim frame " << i;
+    EXPECT_LE(ds, kPrinted) << "float_ssim frame " << i;
+    EXPECT_LE(dm, kPrinted) << "float_ms_ssim frame " << i;
+  }
+  std::printf("[ %s_%s ] %zu frames, ssim scale %d, max |diff| float_ssim %.3g float_ms_ssim %.3g\n",
+              p.prefix.c_str(), p.distorted.c_str(), lp.ref.frames(), ssim.scale(), max_ssim, max_ms);
+}
+
+INSTANTIATE_TEST_SUITE_P(PublicPairs, OraclePairs, ::testing::ValuesIn(test::public_pairs()),
+                         [](const ::testing::TestParamInfo<Pair>& info) {
+                           std::string n = info.param.prefix + "_" + info.param.distorted;
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });
+
+const Pair* find_pair(const char* prefix) {
+  static const std::vector<Pair> pairs = test::public_pairs();
+  for (const Pair& p : pairs)
+    if (p.prefix == prefix) return &p;
+  return nullptr;
+}
+
+// Semi-planar copy of a planar 4:2:0 frame: Y, then CbCr interleaved; 16-bit words shifted left by `shift`
+// (P010: 6). Rows get `pad` extra bytes so the strides differ from the packed layout.
+struct SemiPlanar {
+  std::vector<uint8_t> buf;
+  PictureView view;
+};
+
+SemiPlanar to_semi_planar(const PictureView& src, PixelFormat fmt, unsigned shift, size_t pad) {
+  SemiPlanar out;
+  const unsigned bps = src.bytes_per_sample;
+  const uint32_t w = src.width, h = src.height;
+  const uint32_t cw = chroma_width_stored(src.chroma, w), ch = chroma_height_stored(src.chroma, h);
+  const size_t y_stride = size_t(w) * bps + pad;
+  const size_t uv_stride = size_t(2 * cw) * bps + pad;
+  out.buf.assign(y_stride * h + uv_stride * ch, 0xA5);  // fill: padding must never be read as samples
+  auto put = [&](uint8_t* dst, uint32_t v) {
+    if (bps == 1) {
+      *dst = uint8_t(v);
+    } else {
+      const uint16_t word = uint16_t(v << shift);
+      std::memcpy(dst, &word, 2);
+    }
+  };
+  auto get = [&](const PlaneView& pv, uint32_t x, uint32_t y) -> uint32_t {
+    const uint8_t* row = pv.data + ptrdiff_t(y) * pv.stride;
+    if (bps == 1) return row[x];
+    uint16_t word;
+    std::memcpy(&word, row + 2 * size_t(x), 2);
+    return word;
+  };
+  for (uint32_t y = 0; y < h; y++)
+    for (uint32_t x = 0; x < w; x++) put(&out.buf[y * y_stride + x * bps], get(src.planes[0], x, y));
+  uint8_t* uv = out.buf.data() + y_stride * h;
+  for (uint32_t y = 0; y < ch; y++)
+    for (uint32_t x = 0; x < cw; x++) {
+      put(&uv[y * uv_stride + (2 * x) * bps], get(src.planes[1], x, y));
+      put(&uv[y * uv_stride + (2 * x + 1) * bps], get(src.planes[2], x, y));
+    }
+  FormatInfo f;
+  f.format = fmt;
+  f.chroma = Chroma::k420;
+  f.bit_depth = src.bit_depth;
+  PlaneLayout layout[2] = {{0, ptrdiff_t(y_stride)}, {y_stride * h, ptrdiff_t(uv_stride)}};
+  Status s = make_picture_view(f, w, h, out.buf.data(), out.buf.size(), layout, 2, &out.view);
+  EXPECT_TRUE(s.is_ok()) << s.to_string();
+  return out;
+}
+
+void expect_same_scores(const PictureView& r0, const PictureView& d0, const PictureView& r1, const PictureView& d1,
+                        unsigned bpc) {
+  cpu::PsnrScores a, b;
+  ASSERT_TRUE(cpu::psnr(r0, d0, &a).is_ok());
+  ASSERT_TRUE(cpu::psnr(r1, d1, &b).is_ok());
+  EXPECT_EQ(a.planes, 3u);
+  EXPECT_EQ(b.planes, 3u);
+  EXPECT_EQ(a.y, b.y);
+  EXPECT_EQ(a.cb, b.cb);
+  EXPECT_EQ(a.cr, b.cr);
+  for (unsigned c = 0; c < 3; c++) {
+    const cpu::Plane p0 = c ? cpu::chroma_plane(r0, c) : cpu::luma_plane(r0);
+    const cpu::Plane q0 = c ? cpu::chroma_plane(d0, c) : cpu::luma_plane(d0);
+    const cpu::Plane p1 = c ? cpu::chroma_plane(r1, c) : cpu::luma_plane(r1);
+    const cpu::Plane q1 = c ? cpu::chroma_plane(d1, c) : cpu::luma_plane(d1);
+    const uint64_t sse0 = cpu::psnr_plane_sse(p0, q0);
+    EXPECT_EQ(sse0, cpu::psnr_plane_sse(p1, q1)) << "plane " << c;
+    EXPECT_GT(sse0, 0u) << "plane " << c << ": a zero SSE would not exercise the layout";
+    // Mixed layouts pair up too: planar ref against semi-planar dist.
+    EXPECT_EQ(sse0, cpu::psnr_plane_sse(p0, q1)) << "plane " << c;
+  }
+  cpu::Ssim s0, s1;
+  cpu::MsSsim m0, m1;
+  ASSERT_TRUE(s0.init(r0.width, r0.height, bpc).is_ok());
+  ASSERT_TRUE(s1.init(r0.width, r0.height, bpc).is_ok());
+  ASSERT_TRUE(m0.init(r0.width, r0.height, bpc).is_ok());
+  ASSERT_TRUE(m1.init(r0.width, r0.height, bpc).is_ok());
+  double x0, x1, y0, y1;
+  ASSERT_TRUE(s0.compute(cpu::luma_plane(r0), cpu::luma_plane(d0), &x0).is_ok());
+  ASSERT_TRUE(s1.compute(cpu::luma_plane(r1), cpu::luma_plane(d1), &x1).is_ok());
+  ASSERT_TRUE(m0.compute(cpu::luma_plane(r0), cpu::luma_plane(d0), &y0).is_ok());
+  ASSERT_TRUE(m1.compute(cpu::luma_plane(r1), cpu::luma_plane(d1), &y1).is_ok());
+  EXPECT_EQ(x0, x1);
+  EXPECT_EQ(y0, y1);
+  EXPECT_LT(x0, 1.0);  // distorted frames: a score of exactly 1 would hide a reader that ignores its input
+  EXPECT_LT(y0, 1.0);
+}
+
+TEST(PsnrSsimLayouts, Nv12InterleavedChromaGivesIdenticalScores) {
+  for (const char* prefix : {"a_576x324_8b", "c_321x241_8b"}) {
+    SCOPED_TRACE(prefix);
+    const Pair* p = find_pair(prefix);
+    ASSERT_NE(p, nullptr);
+    LoadedPair lp;
+    ASSERT_TRUE(load_pair(*p, &lp));
+    for (size_t i : {size_t(0), lp.ref.frames() - 1}) {
+      const PictureView r = lp.ref.frame(i), d = lp.dist.frame(i);
+      SemiPlanar rs = to_semi_planar(r, PixelFormat::nv12, 0, 8);
+      SemiPlanar ds = to_semi_planar(d, PixelFormat::nv12, 0, 3);
+      ASSERT_EQ(rs.view.planes[1].step, 2);
+      expect_same_scores(r, d, rs.view, ds.view, 8);
+    }
+  }
+}
+
+TEST(PsnrSsimLayouts, P010ShiftedWordsGiveIdenticalScores) {
+  const Pair* p = find_pair("b_576x324_10b");
+  ASSERT_NE(p, nullptr);
+  LoadedPair lp;
+  ASSERT_TRUE(load_pair(*p, &lp));
+  for (size_t i : {size_t(0), lp.ref.frames() - 1}) {
+    const PictureView r = lp.ref.frame(i), d = lp.dist.frame(i);
+    SemiPlanar rs = to_semi_planar(r, PixelFormat::p010, 6, 4);
+    SemiPlanar ds = to_semi_planar(d, PixelFormat::p010, 6, 0);
+    ASSERT_EQ(rs.view.shift, 6);
+    ASSERT_EQ(rs.view.planes[2].step, 2);
+    expect_same_scores(r, d, rs.view, ds.view, 10);
+    // The oracle still holds for the shifted layout.
+    cpu::PsnrScores s;
+    ASSERT_TRUE(cpu::psnr(rs.view, ds.view, &s).is_ok());
+    EXPECT_LE(std::fabs(s.y - metric(lp.oracle, i, "psnr_y")), kPrinted);
+    EXPECT_LE(std::fabs(s.cr - metric(lp.oracle, i, "psnr_cr")), kPrinted);
+  }
+}
+
+TEST(PsnrSsimLayouts, OddSizeUsesFloorChromaPlanes) {
+  const Pair* p = find_pair("c_321x241_8b");
+  ASSERT_NE(p, nullptr);
+  LoadedPair lp;
+  ASSERT_TRUE(load_pair(*p, &lp));
+  const PictureView r = lp.ref.frame(0), d = lp.dist.frame(0);
+  const cpu::Plane cb_r = cpu::chroma_plane(r, 1), cb_d = cpu::chroma_plane(d, 1);
+  EXPECT_EQ(cb_r.w, 160u);
+  EXPECT_EQ(cb_r.h, 120u);
+  cpu::PsnrScores s;
+  ASSERT_TRUE(cpu::psnr(r, d, &s).is_ok());
+  EXPECT_EQ(s.cb, cpu::psnr_from_sse(cpu::psnr_plane_sse(cb_r, cb_d), 160, 120, 8));
+  // The stored 161x121 plane scores differently (the README's ~0.03 dB); the oracle agrees with the floor size.
+  cpu::Plane full_r = cb_r, full_d = cb_d;
+  full_r.w = full_d.w = 161;
+  full_r.h = full_d.h = 121;
+  const double full = cpu::psnr_from_sse(cpu::psnr_plane_sse(full_r, full_d), 161, 121, 8);
+  const double want = metric(lp.oracle, 0, "psnr_cb");
+  EXPECT_LE(std::fabs(s.cb - want), kPrinted);
+  EXPECT_GT(std::fabs(full - want), 1e-3);
+}
+
+TEST(PsnrSsimLayouts, Gray400GivesLumaOnly) {
+  const Pair* p = find_pair("a_576x324_8b");
+  ASSERT_NE(p, nullptr);
+  LoadedPair lp;
+  ASSERT_TRUE(load_pair(*p, &lp));
+  PictureView r = lp.ref.frame(3), d = lp.dist.frame(3);
+  r.chroma = d.chroma = Chroma::k400;
+  r.planes[1] = r.planes[2] = d.planes[1] = d.planes[2] = PlaneView{};  // chroma must not be touched
+  cpu::PsnrScores s;
+  ASSERT_TRUE(cpu::psnr(r, d, &s).is_ok());
+  EXPECT_EQ(s.planes, 1u);
+  EXPECT_LE(std::fabs(s.y - metric(lp.oracle, 3, "psnr_y")), kPrinted);
+  EXPECT_EQ(s.cb, 0.0);
+  EXPECT_EQ(s.cr, 0.0);
+}
+
+TEST(PsnrFormula, CapsAndPeaks) {
+  // Identical planes: mse 0 takes the 1e-16 floor, then the 6 * bpc + 12 dB cap.
+  EXPECT_EQ(cpu::psnr_from_sse(0, 16, 16, 8), 60.0);
+  EXPECT_EQ(cpu::psnr_from_sse(0, 16, 16, 10), 72.0);
+  EXPECT_EQ(cpu::psnr_from_sse(0, 16, 16, 16), 108.0);
+  // One unit of error per sample: 10 log10(peak^2).
+  EXPECT_DOUBLE_EQ(cpu::psnr_from_sse(256, 16, 16, 8), 10.0 * std::log10(255.0 * 255.0));
+  EXPECT_DOUBLE_EQ(cpu::psnr_from_sse(256, 16, 16, 10), 10.0 * std::log10(1023.0 * 1023.0));
+  // An empty plane gives the cap, as libvmaf's NaN mse does.
+  EXPECT_EQ(cpu::psnr_from_sse(0, 0, 0, 8), 60.0);
+}
+
+TEST(PsnrFormula, EightBitRowsWrapLikeLibvmaf) {
+  // A row of 70000 samples differing by 255 exceeds 32 bits (70000 * 65025 = 4551750000); libvmaf's 8-bit path
+  // keeps the row sum in 32 bits, so it wraps.
+  const uint32_t w = 70000;
+  std::vector<uint8_t> a(w, 255), b(w, 0);
+  cpu::Plane pa, pb;
+  pa.data = a.data();
+  pb.data = b.data();
+  pa.stride = pb.stride = w;
+  pa.w = pb.w = w;
+  pa.h = pb.h = 1;
+  EXPECT_EQ(cpu::psnr_plane_sse(pa, pb), uint64_t(uint32_t(uint64_t(w) * 65025u)));
+  // Deeper samples sum in 64 bits.
+  std::vector<uint16_t> c(w, 1023), e(w, 0);
+  pa.data = reinterpret_cast<const uint8_t*>(c.data());
+  pb.data = reinterpret_cast<const uint8_t*>(e.data());
+  pa.stride = pb.stride = 2 * w;
+  pa.bytes = pb.bytes = 2;
+  pa.bpc = pb.bpc = 10;
+  EXPECT_EQ(cpu::psnr_plane_sse(pa, pb), uint64_t(w) * 1023u * 1023u);
+}
+
+TEST(PsnrSsimLimits, RejectsBadInput) {
+  const Pair* p = find_pair("a_576x324_8b");
+  ASSERT_NE(p, nullptr);
+  LoadedPair lp;
+  ASSERT_TRUE(load_pair(*p, &lp));
+  const PictureView r = lp.ref.frame(0);
+  PictureView d = lp.dist.frame(0);
+  cpu::PsnrScores s;
+  EXPECT_EQ(cpu::psnr(r, d, nullptr).code(), Errc::invalid_argument);
+  d.width = 320;
+  EXPECT_EQ(cpu::psnr(r, d, &s).code(), Errc::unsupported);
+  d = lp.dist.frame(0);
+  d.memory = MemoryKind::device;
+  PictureView r2 = r;
+  r2.memory = MemoryKind::device;
+  EXPECT_EQ(cpu::psnr(r2, d, &s).code(), Errc::unsupported);
+  EXPECT_EQ(cpu::psnr_check_depth(9).code(), Errc::unsupported);
+  EXPECT_TRUE(cpu::psnr_check_depth(12).is_ok());
+
+  cpu::Ssim ssim;
+  cpu::MsSsim ms;
+  double out;
+  // Not initialised.
+  EXPECT_FALSE(ssim.compute(cpu::luma_plane(r), cpu::luma_plane(r), &out).is_ok());
+  EXPECT_FALSE(ms.compute(cpu::luma_plane(r), cpu::luma_plane(r), &out).is_ok());
+  EXPECT_EQ(ssim.init(576, 324, 9).code(), Errc::unsupported);
+  EXPECT_EQ(ms.init(576, 324, 11).code(), Errc::unsupported);
+  ASSERT_TRUE(ssim.init(576, 324, 8).is_ok());
+  ASSERT_TRUE(ms.init(576, 324, 8).is_ok());
+  // Wrong size or depth for the initialised object.
+  cpu::Plane small = cpu::luma_plane(r);
+  small.w = 500;
+  EXPECT_EQ(ssim.compute(small, cpu::luma_plane(r), &out).code(), Errc::invalid_argument);
+  EXPECT_EQ(ms.compute(cpu::luma_plane(r), small, &out).code(), Errc::invalid_argument);
+  cpu::Plane deep = cpu::luma_plane(r);
+  deep.bpc = 10;
+  deep.bytes = 2;
+  EXPECT_EQ(ssim.compute(deep, deep, &out).code(), Errc::invalid_argument);
+  EXPECT_EQ(ssim.compute(cpu::luma_plane(r), cpu::luma_plane(r), nullptr).code(), Errc::invalid_argument);
+  // Identical pictures score exactly 1.
+  ASSERT_TRUE(ssim.compute(cpu::luma_plane(r), cpu::luma_plane(r), &out).is_ok());
+  EXPECT_EQ(out, 1.0);
+  ASSERT_TRUE(ms.compute(cpu::luma_plane(r), cpu::luma_plane(r), &out).is_ok());
+  EXPECT_EQ(out, 1.0);
+}
+
+TEST(PsnrSsimLimits, CheckSizeRefusesTooSmallPictures) {
+  // SSIM: the 11-tap window must fit once.
+  EXPECT_TRUE(cpu::Ssim::check_size(11, 11).is_ok());
+  EXPECT_EQ(cpu::Ssim::check_size(10, 100).code(), Errc::unsupported);
+  EXPECT_EQ(cpu::Ssim::check_size(100, 10).code(), Errc::unsupported);
+  cpu::Ssim ssim;
+  EXPECT_EQ(ssim.init(10, 10, 8).code(), Errc::unsupported);
+  // MS-SSIM: libvmaf needs floor(n / 16) >= 11, i.e. 176 per axis.
+  EXPECT_TRUE(cpu::MsSsim::check_size(176, 176).is_ok());
+  EXPECT_EQ(cpu::MsSsim::check_size(175, 1080).code(), Errc::unsupported);
+  EXPECT_EQ(cpu::MsSsim::check_size(1920, 175).code(), Errc::unsupported);
+  cpu::MsSsim ms;
+  Status s = ms.init(160, 120, 8);
+  EXPECT_EQ(s.code(), Errc::unsupported);
+  EXPECT_NE(s.message().find("176"), std::string::npos) << s.message();
+  // Too large for IQA's int indexing.
+  EXPECT_EQ(cpu::Ssim::check_size(65536, 65536).code(), Errc::unsupported);
+}
+
+TEST(PsnrSsimLimits, SmallestSizesScore) {
+  // At the limits every stage runs on a 1x1 valid region (SSIM) or a 11x11 last scale (MS-SSIM).
+  for (uint32_t n : {11u, 176u}) {
+    std::vector<uint8_t> a(size_t(n) * n), b(size_t(n) * n);
+    for (size_t i = 0; i < a.size(); i++) {
+      a[i] = uint8_t((i * 37) % 251);
+      b[i] = uint8_t((i * 37 + (i % 7)) % 251);
+    }
+    cpu::Plane pa, pb;
+    pa.data = a.data();
+    pb.data = b.data();
+    pa.stride = pb.stride = n;
+    pa.w = pb.w = pa.h = pb.h = n;
+    cpu::Ssim ssim;
+    double out = NAN;
+    ASSERT_TRUE(ssim.init(n, n, 8).is_ok());
+    ASSERT_TRUE(ssim.compute(pa, pb, &out).is_ok());
+    EXPECT_TRUE(out > 0.0 && out < 1.0) << out;
+    if (n >= 176) {
+      cpu::MsSsim ms;
+      ASSERT_TRUE(ms.init(n, n, 8).is_ok());
+      ASSERT_TRUE(ms.compute(pa, pb, &out).is_ok());
+      EXPECT_TRUE(out > 0.0 && out < 1.0) << out;
+    }
+  }
+}
+
+TEST(SsimStages, ScaleFactorFollowsIqaRounding) {
+  EXPECT_EQ(cpu::ssim_scale_factor(576, 324), 1);
+  EXPECT_EQ(cpu::ssim_scale_factor(1920, 1080), 4);
+  EXPECT_EQ(cpu::ssim_scale_factor(383, 1000), 1);
+  EXPECT_EQ(cpu::ssim_scale_factor(384, 1000), 2);  // 1.5 rounds up
+  EXPECT_EQ(cpu::ssim_scale_factor(3840, 2160), 8);
+  EXPECT_EQ(cpu::decimated_size(321, 2), 161);
+  EXPECT_EQ(cpu::decimated_size(1080, 4), 270);
+  EXPECT_EQ(cpu::decimated_size(1081, 4), 271);
+}
+
+}  // namespace
+}  // namespace vmafx
