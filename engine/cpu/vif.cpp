@@ -75,49 +75,45 @@ VifRounding vif_vertical_rounding(unsigned scale, unsigned bpc) {
   return {16, 32768, 16, 32768};
 }
 
-void vif_vertical_row(unsigned scale, unsigned bpc, const uint16_t* ref, const uint16_t* dist, ptrdiff_t stride,
-                      uint32_t w, uint32_t h, uint32_t y, const VifVerticalRow& out) {
-  const int fw = kVifFilterWidth[scale];
-  const uint16_t* filt = kVifFilter[scale];
-  const VifRounding r = vif_vertical_rounding(scale, bpc);
-  const uint16_t* rrows[17];
-  const uint16_t* drows[17];
-  tap_rows(ref, stride, h, y, fw, rrows);
-  tap_rows(dist, stride, h, y, fw, drows);
+namespace {
 
+// Vertical pass with the taps of kScale known at compile time. Acc holds the sums of f·x·y: uint32_t is exact when
+// samples have at most 8 bits (sum < 65536 · 255² < 2^32), uint64_t otherwise.
+template <unsigned kScale, class Acc>
+void vertical_impl(const uint16_t* const* rrows, const uint16_t* const* drows, uint32_t w, const VifRounding& r,
+                   const VifVerticalRow& out) {
+  constexpr int kFw = kVifFilterWidth[kScale];
   for (uint32_t x = 0; x < w; ++x) {
     uint32_t mu1 = 0, mu2 = 0;
-    uint64_t rr = 0, dd = 0, rd = 0;
-    for (int k = 0; k < fw; ++k) {
+    Acc rr = 0, dd = 0, rd = 0;
+    for (int k = 0; k < kFw; ++k) {
       const uint32_t a = rrows[k][x];
       const uint32_t b = drows[k][x];
-      const uint32_t fa = uint32_t(filt[k]) * a;  // < 2^32: taps < 2^16, samples < 2^16
-      const uint32_t fb = uint32_t(filt[k]) * b;
+      const uint32_t fa = uint32_t(kVifFilter[kScale][k]) * a;  // < 2^32: taps < 2^16, samples < 2^16
+      const uint32_t fb = uint32_t(kVifFilter[kScale][k]) * b;
       mu1 += fa;
       mu2 += fb;
-      rr += uint64_t(fa) * a;
-      dd += uint64_t(fb) * b;
-      rd += uint64_t(fa) * b;
+      rr += Acc(fa) * a;
+      dd += Acc(fb) * b;
+      rd += Acc(fa) * b;
     }
     out.mu1[x] = uint16_t((mu1 + r.mu_round) >> r.mu_shift);
     out.mu2[x] = uint16_t((mu2 + r.mu_round) >> r.mu_shift);
-    out.rr[x] = uint32_t((rr + r.sq_round) >> r.sq_shift);
-    out.dd[x] = uint32_t((dd + r.sq_round) >> r.sq_shift);
-    out.rd[x] = uint32_t((rd + r.sq_round) >> r.sq_shift);
+    out.rr[x] = uint32_t((uint64_t(rr) + r.sq_round) >> r.sq_shift);
+    out.dd[x] = uint32_t((uint64_t(dd) + r.sq_round) >> r.sq_shift);
+    out.rd[x] = uint32_t((uint64_t(rd) + r.sq_round) >> r.sq_shift);
   }
 }
 
-namespace {
-
-template <bool kEdge>
-inline void horizontal_at(const uint16_t* filt, int fw, const VifVerticalRowConst& in, uint32_t w, uint32_t x,
-                          const VifFilteredRow& out) {
-  const int half = fw / 2;
+template <unsigned kScale, bool kEdge>
+inline void horizontal_at(const VifVerticalRowConst& in, uint32_t w, uint32_t x, const VifFilteredRow& out) {
+  constexpr int kFw = kVifFilterWidth[kScale];
+  constexpr int kHalf = kFw / 2;
   uint32_t mu1 = 0, mu2 = 0;
   uint64_t xx = 0, yy = 0, xy = 0;
-  for (int k = 0; k < fw; ++k) {
-    const int64_t j = kEdge ? mirror(int64_t(x) - half + k, w) : int64_t(x) - half + k;
-    const uint32_t f = filt[k];
+  for (int k = 0; k < kFw; ++k) {
+    const int64_t j = kEdge ? mirror(int64_t(x) - kHalf + k, w) : int64_t(x) - kHalf + k;
+    const uint32_t f = kVifFilter[kScale][k];
     mu1 += f * in.mu1[j];
     mu2 += f * in.mu2[j];
     xx += uint64_t(f) * in.rr[j];
@@ -131,18 +127,47 @@ inline void horizontal_at(const uint16_t* filt, int fw, const VifVerticalRowCons
   out.xy[x] = uint32_t((xy + 32768) >> 16);
 }
 
+template <unsigned kScale>
+void horizontal_impl(const VifVerticalRowConst& in, uint32_t w, const VifFilteredRow& out) {
+  constexpr uint32_t kHalf = uint32_t(kVifFilterWidth[kScale] / 2);
+  const uint32_t lo = kHalf < w ? kHalf : w;
+  const uint32_t hi = w > kHalf ? w - kHalf : 0;
+  uint32_t x = 0;
+  for (; x < lo; ++x) horizontal_at<kScale, true>(in, w, x, out);
+  for (; x < hi; ++x) horizontal_at<kScale, false>(in, w, x, out);
+  for (; x < w; ++x) horizontal_at<kScale, true>(in, w, x, out);
+}
+
 }  // namespace
 
-void vif_horizontal_row(unsigned scale, const VifVerticalRowConst& in, uint32_t w, const VifFilteredRow& out) {
+void vif_vertical_row(unsigned scale, unsigned bpc, const uint16_t* ref, const uint16_t* dist, ptrdiff_t stride,
+                      uint32_t w, uint32_t h, uint32_t y, const VifVerticalRow& out) {
   const int fw = kVifFilterWidth[scale];
-  const uint16_t* filt = kVifFilter[scale];
-  const uint32_t half = uint32_t(fw / 2);
-  const uint32_t lo = half < w ? half : w;
-  const uint32_t hi = w > half ? w - half : 0;
-  uint32_t x = 0;
-  for (; x < lo; ++x) horizontal_at<true>(filt, fw, in, w, x, out);
-  for (; x < hi; ++x) horizontal_at<false>(filt, fw, in, w, x, out);
-  for (; x < w; ++x) horizontal_at<true>(filt, fw, in, w, x, out);
+  const VifRounding r = vif_vertical_rounding(scale, bpc);
+  const uint16_t* rrows[17];
+  const uint16_t* drows[17];
+  tap_rows(ref, stride, h, y, fw, rrows);
+  tap_rows(dist, stride, h, y, fw, drows);
+  switch (scale) {
+    case 0:
+      if (bpc == 8)
+        vertical_impl<0, uint32_t>(rrows, drows, w, r, out);
+      else
+        vertical_impl<0, uint64_t>(rrows, drows, w, r, out);
+      break;
+    case 1: vertical_impl<1, uint64_t>(rrows, drows, w, r, out); break;
+    case 2: vertical_impl<2, uint64_t>(rrows, drows, w, r, out); break;
+    default: vertical_impl<3, uint64_t>(rrows, drows, w, r, out); break;
+  }
+}
+
+void vif_horizontal_row(unsigned scale, const VifVerticalRowConst& in, uint32_t w, const VifFilteredRow& out) {
+  switch (scale) {
+    case 0: horizontal_impl<0>(in, w, out); break;
+    case 1: horizontal_impl<1>(in, w, out); break;
+    case 2: horizontal_impl<2>(in, w, out); break;
+    default: horizontal_impl<3>(in, w, out); break;
+  }
 }
 
 void vif_filter_plane(unsigned scale, unsigned bpc, const uint16_t* ref, const uint16_t* dist, ptrdiff_t stride,
