@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "hip/device.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "hip/runtime_abi.h"
+
+namespace vmafx::hip {
+
+// ---- Device -----------------------------------------------------------------------------------------------------
+
+Status Device::get(Vendor vendor, int index, std::shared_ptr<Device>* out) {
+  out->reset();
+  const Api* api = nullptr;
+  VMAFX_TRY(load_api(vendor, &api));
+  int count = 0;
+  VMAFX_HIP_CHECK_API(*api, device_count, &count);
+  const int idx = index < 0 ? 0 : index;
+  if (idx >= count) {
+    return {Errc::device_unavailable, std::string(vendor_name(api->vendor)) + " device " + std::to_string(index) +
+                                          " requested, " + api->library + " reports " + std::to_string(count) +
+                                          " device(s)"};
+  }
+  static std::mutex registry_mutex;
+  static std::map<std::pair<int, int>, std::weak_ptr<Device>> registry;
+  std::lock_guard<std::mutex> lock(registry_mutex);
+  std::weak_ptr<Device>& slot = registry[{int(api->vendor), idx}];
+  if (auto existing = slot.lock()) {
+    *out = std::move(existing);
+    return Status::ok();
+  }
+  std::shared_ptr<Device> dev(new Device());
+  Status s = dev->init(api, idx);
+  if (!s) return s.prepend(std::string(vendor_name(api->vendor)) + " device " + std::to_string(idx));
+  slot = dev;
+  *out = std::move(dev);
+  return Status::ok();
+}
+
+Status Device::init(const Api* api, int index) {
+  api_ = api;
+  info_.vendor = api->vendor;
+  info_.index = index;
+  info_.library = api->library;
+  info_.driver_version = api->driver_version;
+  char buf[256] = {0};
+  if (api->device_name.fn && api->device_name.fn(index, buf, sizeof buf - 1) == 0) info_.name = buf;
+  std::memset(buf, 0, sizeof buf);
+  if (api->device_pci_bus_id.fn && api->device_pci_bus_id.fn(index, buf, sizeof buf - 1) == 0) info_.pci_bus_id = buf;
+  std::memset(buf, 0, sizeof buf);
+  VMAFX_HIP_CHECK_API(*api, device_arch, index, buf, int(sizeof buf - 1));
+  info_.arch = buf;
+  if (api->device_total_memory.fn) api->device_total_memory.fn(index, &info_.total_memory);
+
+  VMAFX_HIP_CHECK_API(*api, context_retain, index, &context_);
+  context_retained_ = true;
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK_API(*api, stream_create, &stream_);
+  const char* sync = std::getenv("VMAFX_HIP_SYNC_LAUNCHES");
+  sync_launches_ = sync && *sync && std::strcmp(sync, "0") != 0;
+  return Status::ok();
+}
+
+Device::~Device() {
+  if (!api_) return;
+  {
+    ContextScope scope(*this);
+    if (stream_) api_->stream_synchronize.fn(stream_);
+    for (auto& d : deferred_) {
+      if (d.release) d.release();
+      api_->event_destroy.fn(d.event);
+    }
+    deferred_.clear();
+    for (EventHandle e : spare_events_) api_->event_destroy.fn(e);
+    spare_events_.clear();
+    if (stream_) api_->stream_destroy.fn(stream_);
+    stream_ = nullptr;
+  }
+  if (context_retained_) api_->context_release.fn(info_.index);
+}
+
+Status Device::make_current() const {
+  if (failed()) return status();
+  const int rc = api_->context_make_current.fn(context_);
+  if (rc != 0) return fail(api_->context_make_current.symbol, rc, __FILE__, __LINE__);
+  return Status::ok();
+}
+
+Status Device::status() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return first_error_;
+}
+
+Status Device::fail(const char* symbol, int code, const char* file, int line) const {
+  return fail(call_failed(*api_, symbol, code, file, line));
+}
+
+Status Device::fail(Status s) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!failed_.load(std::memory_order_relaxed)) {
+    first_error_ = s;
+    first_error_.prepend(info_.name.empty() ? "GPU" : info_.name);
+    failed_.store(true, std::memory_order_release);
+  }
+  return s;
+}
+
+Status Device::copy_async(CopyKind kind, void* dst, const void* src, size_t bytes) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  switch (kind) {
+    case CopyKind::host_to_device: VMAFX_HIP_CHECK(*this, copy_h2d_async, dst, src, bytes, stream_); break;
+    case CopyKind::device_to_host: VMAFX_HIP_CHECK(*this, copy_d2h_async, dst, src, bytes, stream_); break;
+    case CopyKind::device_to_device: VMAFX_HIP_CHECK(*this, copy_d2d_async, dst, src, bytes, stream_); break;
+  }
+  return Status::ok();
+}
+
+Status Device::copy_2d_async(const Copy2D& copy) {
+  if (copy.dst_pitch < copy.width_bytes || copy.src_pitch < copy.width_bytes)
+    return {Errc::invalid_argument, "2D copy: a pitch is smaller than the row width"};
+  if (copy.width_bytes == 0 || copy.height == 0) return Status::ok();
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, copy_2d_async, copy, stream_);
+  return Status::ok();
+}
+
+Status Device::memset_d32_async(void* dst, uint32_t value, size_t count) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, memset_d32_async, dst, value, count, stream_);
+  return Status::ok();
+}
+
+Status Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args) {
+  if (failed()) return status();
+  if (!kernel.fn) return {Errc::invalid_argument, "launch of a kernel that was not loaded"};
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  int rc = api_->launch_kernel.fn(kernel.fn, grid, block, shared_bytes, stream_, args);
+  const char* symbol = api_->launch_kernel.symbol;
+  if (rc == 0 && sync_launches_) {
+    rc = api_->stream_synchronize.fn(stream_);
+    symbol = api_->stream_synchronize.symbol;
+  }
+  if (rc != 0) return fail(call_failed(*api_, symbol, rc, __FILE__, __LINE__).prepend(kernel.name));
+  return Status::ok();
+}
+
+Status Device::record(EventHandle event) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, event_record, event, stream_);
+  return Status::ok();
+}
+
+Status Device::wait_event(EventHandle event) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, stream_wait_event, stream_, event);
+  return Status::ok();
+}
+
+Status Device::query() {
+  if (failed()) return status();
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  const int rc = api_->stream_query.fn(stream_);
+  if (rc == 0) return Status::ok();
+  if (rc == api_->code_not_ready) return {Errc::busy, "library stream still running"};
+  return fail(api_->stream_query.symbol, rc, __FILE__, __LINE__);
+}
+
+Status Device::synchronize() {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, stream_synchronize, stream_);
+  return Status::ok();
+}
+
+Status Device::create_event(EventHandle* out) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, event_create, out);
+  return Status::ok();
+}
+
+void Device::destroy_event(EventHandle e) {
+  if (!e) return;
+  ContextScope scope(*this);
+  const int rc = api_->event_destroy.fn(e);
+  if (rc != 0) (void)fail(api_->event_destroy.symbol, rc, __FILE__, __LINE__);
+}
+
+Status Device::defer_release(std::function<void()> release) {
+  std::lock_guard<std::mutex> lock(deferred_mutex_);
+  EventHandle e = nullptr;
+  if (!spare_events_.empty()) {
+    e = spare_events_.back();
+    spare_events_.pop_back();
+  } else {
+    VMAFX_TRY(create_event(&e));
+  }
+  Status s = record(e);
+  if (!s) {
+    spare_events_.push_back(e);
+    return s;
+  }
+  deferred_.push_back({e, std::move(release)});
+  return Status::ok();
+}
+
+Status Device::collect() {
+  std::vector<std::function<void()>> ready;
+  Status result;
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex_);
+    ContextScope scope(*this);
+    VMAFX_TRY(scope.status());
+    size_t done = 0;
+    // Events were recorded in stream order: the first unfinished one ends the finished prefix.
+    for (; done < deferred_.size(); ++done) {
+      const int rc = api_->event_query.fn(deferred_[done].event);
+      if (rc == api_->code_not_ready) break;
+      if (rc != 0) {
+        result = fail(api_->event_query.symbol, rc, __FILE__, __LINE__);
+        break;
+      }
+      ready.push_back(std::move(deferred_[done].release));
+      spare_events_.push_back(deferred_[done].event);
+    }
+    deferred_.erase(deferred_.begin(), deferred_.begin() + ptrdiff_t(done));
+  }
+  for (auto& r : ready) {
+    if (r) r();
+  }
+  return result;
+}
+
+// ---- ContextScope -----------------------------------------------------------------------------------------------
+
+ContextScope::ContextScope(const Device& device) : device_(device) {
+  const Api& api = device.api();
+  Context current = nullptr;
+  int rc = api.context_get_current.fn(&current);
+  if (rc != 0) {
+    status_ = device.fail(api.context_get_current.symbol, rc, __FILE__, __LINE__);
+    return;
+  }
+  if (current == device.context()) return;
+  rc = api.context_make_current.fn(device.context());
+  if (rc != 0) {
+    status_ = device.fail(api.context_make_current.symbol, rc, __FILE__, __LINE__);
+    return;
+  }
+  previous_ = current;
+  switched_ = true;
+}
+
+ContextScope::~ContextScope() {
+  if (switched_) device_.api().context_make_current.fn(previous_);
+}
+
+// ---- DeviceBuffer -----------------------------------------------------------------------------------------------
+
+namespace {
+
+Status allocation_failed(const Device& dev, const char* what, const Entry<int(void**, size_t)>& entry, int rc,
+                         size_t bytes) {
+  const std::string msg = std::string(what) + " of " + std::to_string(bytes) + " bytes: " + entry.symbol +
+                          " failed: " + dev.api().describe(rc);
+  if (rc == abi::kErrorOutOfMemory) return {Errc::out_of_memory, msg};
+  return dev.fail(Status(Errc::device_error, msg));
+}
+
+}  // namespace
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    device_ = std::move(o.device_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    pitch_ = std::exchange(o.pitch_, 0);
+  }
+  return *this;
+}
+
+Status DeviceBuffer::create(std::shared_ptr<Device> device, size_t bytes, DeviceBuffer* out) {
+  out->reset();
+  if (!device) return {Errc::invalid_argument, "device buffer without a device"};
+  if (bytes == 0) return {Errc::invalid_argument, "device buffer of 0 bytes"};
+  if (device->failed()) return device->status();
+  ContextScope scope(*device);
+  VMAFX_TRY(scope.status());
+  void* p = nullptr;
+  const int rc = device->api().malloc_device.fn(&p, bytes);
+  if (rc != 0) return allocation_failed(*device, "device allocation", device->api().malloc_device, rc, bytes);
+  out->device_ = std::move(device);
+  out->data_ = p;
+  out->size_ = bytes;
+  out->pitch_ = bytes;
+  return Status::ok();
+}
+
+Status DeviceBuffer::create_2d(std::shared_ptr<Device> device, size_t row_bytes, size_t rows, DeviceBuffer* out) {
+  if (row_bytes == 0 || rows == 0) return {Errc::invalid_argument, "2D device buffer with no rows or columns"};
+  const size_t pitch = (row_bytes + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  VMAFX_TRY(create(std::move(device), pitch * rows, out));
+  out->pitch_ = pitch;
+  return Status::ok();
+}
+
+void DeviceBuffer::reset() {
+  if (data_ && device_) {
+    ContextScope scope(*device_);
+    const int rc = device_->api().free_device.fn(data_);
+    if (rc != 0) (void)device_->fail(device_->api().free_device.symbol, rc, __FILE__, __LINE__);
+  }
+  data_ = nullptr;
+  size_ = pitch_ = 0;
+  device_.reset();
+}
+
+// ---- PinnedBuffer -----------------------------------------------------------------------------------------------
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    reset();
+    device_ = std::move(o.device_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+Status PinnedBuffer::create(std::shared_ptr<Device> device, size_t bytes, PinnedBuffer* out) {
+  out->reset();
+  if (!device) return {Errc::invalid_argument, "pinned buffer without a device"};
+  if (bytes == 0) return {Errc::invalid_argument, "pinned buffer of 0 bytes"};
+  if (device->failed()) return device->status();
+  ContextScope scope(*device);
+  VMAFX_TRY(scope.status());
+  void* p = nullptr;
+  const int rc = device->api().malloc_pinned.fn(&p, bytes);
+  if (rc != 0) return allocation_failed(*device, "pinned host allocation", device->api().malloc_pinned, rc, bytes);
+  out->device_ = std::move(device);
+  out->data_ = p;
+  out->size_ = bytes;
+  return Status::ok();
+}
+
+void PinnedBuffer::reset() {
+  if (data_ && device_) {
+    ContextScope scope(*device_);
+    const int rc = device_->api().free_pinned.fn(data_);
+    if (rc != 0) (void)device_->fail(device_->api().free_pinned.symbol, rc, __FILE__, __LINE__);
+  }
+  data_ = nullptr;
+  size_ = 0;
+  device_.reset();
+}
+
+// ---- Event ------------------------------------------------------------------------------------------------------
+
+Event& Event::operator=(Event&& o) noexcept {
+  if (this != &o) {
+    reset();
+    device_ = std::move(o.device_);
+    handle_ = std::exchange(o.handle_, nullptr);
+  }
+  return *this;
+}
+
+Status Event::create(std::shared_ptr<Device> device, Event* out) {
+  out->reset();
+  if (!device) return {Errc::invalid_argument, "event without a device"};
+  EventHandle h = nullptr;
+  VMAFX_TRY(device->create_event(&h));
+  out->device_ = std::move(device);
+  out->handle_ = h;
+  return Status::ok();
+}
+
+Status Event::record() {
+  if (!handle_) return {Errc::invalid_argument, "record of an event that was not created"};
+  return device_->record(handle_);
+}
+
+Status Event::query() const {
+  if (!handle_) return {Errc::invalid_argument, "query of an event that was not created"};
+  if (device_->failed()) return device_->status();
+  ContextScope scope(*device_);
+  VMAFX_TRY(scope.status());
+  const Api& api = device_->api();
+  const int rc = api.event_query.fn(handle_);
+  if (rc == 0) return Status::ok();
+  if (rc == api.code_not_ready) return {Errc::busy, "event not reached yet"};
+  return device_->fail(api.event_query.symbol, rc, __FILE__, __LINE__);
+}
+
+Status Event::synchronize() const {
+  if (!handle_) return {Errc::invalid_argument, "wait on an event that was not created"};
+  ContextScope scope(*device_);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*device_, event_synchronize, handle_);
+  return Status::ok();
+}
+
+void Event::reset() {
+  if (handle_ && device_) device_->destroy_event(handle_);
+  handle_ = nullptr;
+  device_.reset();
+}
+
+// ---- PinnedRing -------------------------------------------------------------------------------------------------
+
+Status PinnedRing::create(std::shared_ptr<Device> device, unsigned slots, size_t slot_bytes, PinnedRing* out) {
+  if (slots == 0 || slot_bytes == 0) return {Errc::invalid_argument, "pinned ring with no slots or empty slots"};
+  PinnedRing ring;
+  ring.slot_bytes_ = (slot_bytes + 255) / 256 * 256;
+  VMAFX_TRY(PinnedBuffer::create(device, ring.slot_bytes_ * slots, &ring.memory_));
+  ring.events_.resize(slots);
+  for (auto& e : ring.events_) VMAFX_TRY(Event::create(device, &e));
+  ring.device_ = std::move(device);
+  *out = std::move(ring);
+  return Status::ok();
+}
+
+Status PinnedRing::take(bool wait, Slot* out) {
+  if (events_.empty()) return {Errc::invalid_argument, "pinned ring not created"};
+  const unsigned i = next_;
+  Status s = events_[i].query();
+  if (s.code() == Errc::busy) {
+    if (!wait) return s;
+    s = events_[i].synchronize();
+  }
+  VMAFX_TRY(s);
+  out->host = memory_.data() + size_t(i) * slot_bytes_;
+  out->bytes = slot_bytes_;
+  out->index = i;
+  next_ = (i + 1) % unsigned(events_.size());
+  return Status::ok();
+}
+
+Status PinnedRing::acquire(Slot* out) { return take(true, out); }
+Status PinnedRing::try_acquire(Slot* out) { return take(false, out); }
+
+Status PinnedRing::submit(const Slot& slot) {
+  if (slot.index >= events_.size()) return {Errc::invalid_argument, "slot of another ring"};
+  return events_[slot.index].record();
+}
+
+Status PinnedRing::query(const Slot& slot) const {
+  if (slot.index >= events_.size()) return {Errc::invalid_argument, "slot of another ring"};
+  return events_[slot.index].query();
+}
+
+Status PinnedRing::wait(const Slot& slot) const {
+  if (slot.index >= events_.size()) return {Errc::invalid_argument, "slot of another ring"};
+  return events_[slot.index].synchronize();
+}
+
+// ---- ExternalMemory ---------------------------------------------------------------------------------------------
+
+ExternalMemory& ExternalMemory::operator=(ExternalMemory&& o) noexcept {
+  if (this != &o) {
+    reset();
+    device_ = std::move(o.device_);
+    handle_ = std::exchange(o.handle_, nullptr);
+    mapped_ = std::exchange(o.mapped_, nullptr);
+    length_ = std::exchange(o.length_, 0);
+  }
+  return *this;
+}
+
+// A refused import is the runtime declining this memory (NVIDIA cannot import dma-bufs, for one), not a broken
+// device: it is returned as Errc::unsupported and is not sticky.
+Status ExternalMemory::import_fd(std::shared_ptr<Device> device, int fd, uint64_t size, uint64_t offset,
+                                 uint64_t length, ExternalMemory* out) {
+  out->reset();
+  if (!device) return {Errc::invalid_argument, "external memory without a device"};
+  if (fd < 0 || size == 0 || length == 0 || offset > size || length > size - offset)
+    return {Errc::out_of_range, "external memory range [" + std::to_string(offset) + ", +" + std::to_string(length) +
+                                    ") outside an fd of " + std::to_string(size) + " bytes"};
+  if (device->failed()) return device->status();
+  const Api& api = device->api();
+  for (const char* missing : {api.external_memory_import_fd.fn ? nullptr : api.external_memory_import_fd.symbol,
+                              api.external_memory_mapped_buffer.fn ? nullptr : api.external_memory_mapped_buffer.symbol,
+                              api.external_memory_destroy.fn ? nullptr : api.external_memory_destroy.symbol}) {
+    if (missing) return symbol_missing(api, missing);
+  }
+  ContextScope scope(*device);
+  VMAFX_TRY(scope.status());
+  ExternalMemoryHandle h = nullptr;
+  int rc = api.external_memory_import_fd.fn(&h, fd, size);
+  if (rc != 0) {
+    Status s = call_failed(api, api.external_memory_import_fd.symbol, rc, __FILE__, __LINE__);
+    return {Errc::unsupported, s.message()};
+  }
+  void* p = nullptr;
+  rc = api.external_memory_mapped_buffer.fn(&p, h, offset, length);
+  if (rc != 0) {
+    api.external_memory_destroy.fn(h);
+    Status s = call_failed(api, api.external_memory_mapped_buffer.symbol, rc, __FILE__, __LINE__);
+    return {Errc::unsupported, s.message()};
+  }
+  out->device_ = std::move(device);
+  out->handle_ = h;
+  out->mapped_ = p;
+  out->length_ = length;
+  return Status::ok();
+}
+
+void ExternalMemory::reset() {
+  if (handle_ && device_) {
+    ContextScope scope(*device_);
+    const Api& api = device_->api();
+    if (mapped_) {
+      const int rc = api.free_device.fn(mapped_);
+      if (rc != 0) (void)device_->fail(api.free_device.symbol, rc, __FILE__, __LINE__);
+    }
+    const int rc = api.external_memory_destroy.fn(handle_);
+    if (rc != 0) (void)device_->fail(api.external_memory_destroy.symbol, rc, __FILE__, __LINE__);
+  }
+  handle_ = nullptr;
+  mapped_ = nullptr;
+  length_ = 0;
+  device_.reset();
+}
+
+}  // namespace vmafx::hip

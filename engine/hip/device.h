@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// RAII over the dispatch table: one Device per GPU per process (its context and THE library stream that every
+// feature on that device shares), device and pinned buffers, events, a pinned ring for staging uploads and
+// readbacks, and imported external memory.
+//
+// Frame pipelines allocate at init and then run allocation-free: DeviceBuffer / PinnedRing are sized once, uploads
+// are staged through a ring slot whose event says when the slot may be refilled, readbacks land in pinned memory and
+// are polled with an event query. Nothing here synchronises the whole device on a per-frame path;
+// Device::synchronize() is for init, teardown and tests.
+//
+// A failed runtime call is sticky: the Device remembers the first failure and every later checked call on it returns
+// that Status without touching the runtime.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hip/api.h"
+#include "vmafx/status.h"
+
+namespace vmafx::hip {
+
+struct DeviceInfo {
+  Vendor vendor = Vendor::auto_select;
+  int index = 0;
+  std::string name;        // "NVIDIA H200", "AMD Instinct MI210"
+  std::string pci_bus_id;  // "0000:41:00.0"
+  std::string arch;        // "sm_90", "gfx90a:sramecc+:xnack-"
+  size_t total_memory = 0;
+  std::string library;     // the runtime library in use
+  int driver_version = 0;
+};
+
+struct Kernel;
+
+class Device {
+ public:
+  // The device `index` (-1: the first) of `vendor` (auto_select: AMD first, then NVIDIA). One object per device per
+  // process: every caller asking for the same device gets the same object while one is alive.
+  static Status get(Vendor vendor, int index, std::shared_ptr<Device>* out);
+
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const Api& api() const { return *api_; }
+  const DeviceInfo& info() const { return info_; }
+  StreamHandle stream() const { return stream_; }
+  Context context() const { return context_; }
+
+  // Makes this device's context current on the calling thread and leaves it there (a GL-thread callback before
+  // interop calls). Library calls below bind the context themselves and restore the caller's afterwards.
+  Status make_current() const;
+
+  // The first failure, or ok.
+  Status status() const;
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  // Records a failed runtime call (the first one becomes sticky) and returns its Status.
+  Status fail(const char* symbol, int code, const char* file, int line) const;
+  Status fail(Status s) const;
+
+  // ---- Work on the library stream (asynchronous to the host) ----
+  Status copy_async(CopyKind kind, void* dst, const void* src, size_t bytes);
+  Status copy_2d_async(const Copy2D& copy);
+  Status memset_d32_async(void* dst, uint32_t value, size_t count);
+  Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args);
+  Status record(EventHandle event);
+  // The library stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
+  Status wait_event(EventHandle event);
+  // ok when everything queued so far has finished, Errc::busy when not.
+  Status query();
+  // Host waits for the library stream. Init, teardown and tests only.
+  Status synchronize();
+
+  // Runs `release` once the work queued on the library stream so far has finished, without waiting for it: the
+  // release happens in a later collect() (call it once per frame) or when the Device goes away. For resources that
+  // must outlive the kernels that read them (imported frames, registered textures).
+  Status defer_release(std::function<void()> release);
+  // Runs the deferred releases whose work has finished.
+  Status collect();
+
+  // Event handles for internal pools (Event wraps one with RAII).
+  Status create_event(EventHandle* out);
+  void destroy_event(EventHandle e);
+
+ private:
+  Device() = default;
+  Status init(const Api* api, int index);
+
+  const Api* api_ = nullptr;
+  DeviceInfo info_;
+  Context context_ = nullptr;
+  StreamHandle stream_ = nullptr;
+  bool context_retained_ = false;
+
+  bool sync_launches_ = false;  // VMAFX_HIP_SYNC_LAUNCHES=1: wait after each launch (debugging)
+
+  mutable std::mutex mutex_;
+  mutable std::atomic<bool> failed_{false};
+  mutable Status first_error_;
+
+  struct Deferred {
+    EventHandle event;
+    std::function<void()> release;
+  };
+  std::mutex deferred_mutex_;
+  std::vector<Deferred> deferred_;
+  std::vector<EventHandle> spare_events_;
+};
+
+// Binds a device's context to the calling thread for the scope and restores the previous one after (NVIDIA needs
+// the context current on each calling thread; on AMD it selects the device). Hold one around direct table calls.
+class ContextScope {
+ public:
+  explicit ContextScope(const Device& device);
+  ~ContextScope();
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+  const Status& status() const { return status_; }
+
+ private:
+  const Device& device_;
+  Context previous_ = nullptr;
+  bool switched_ = false;
+  Status status_;
+};
+
+// A kernel function of a loaded Module.
+struct Kernel {
+  FunctionHandle fn = nullptr;
+  std::string name;
+};
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  ~DeviceBuffer() { reset(); }
+  DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+
+  static Status create(std::shared_ptr<Device> device, size_t bytes, DeviceBuffer* out);
+  // `rows` rows of `row_bytes`, each row starting kPitchAlignment-aligned.
+  static Status create_2d(std::shared_ptr<Device> device, size_t row_bytes, size_t rows, DeviceBuffer* out);
+  static constexpr size_t kPitchAlignment = 256;
+
+  void* data() const { return data_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(data_);
+  }
+  size_t size() const { return size_; }
+  size_t pitch() const { return pitch_; }  // bytes between rows (create_2d), else size()
+  explicit operator bool() const { return data_ != nullptr; }
+  void reset();
+
+ private:
+  std::shared_ptr<Device> device_;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  size_t pitch_ = 0;
+};
+
+class PinnedBuffer {
+ public:
+  PinnedBuffer() = default;
+  ~PinnedBuffer() { reset(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept { *this = std::move(o); }
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept;
+
+  static Status create(std::shared_ptr<Device> device, size_t bytes, PinnedBuffer* out);
+
+  uint8_t* data() const { return static_cast<uint8_t*>(data_); }
+  size_t size() const { return size_; }
+  explicit operator bool() const { return data_ != nullptr; }
+  void reset();
+
+ private:
+  std::shared_ptr<Device> device_;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class Event {
+ public:
+  Event() = default;
+  ~Event() { reset(); }
+  Event(Event&& o) noexcept { *this = std::move(o); }
+  Event& operator=(Event&& o) noexcept;
+
+  static Status create(std::shared_ptr<Device> device, Event* out);
+
+  // Records the event after the work queued on the library stream so far.
+  Status record();
+  // ok once the recorded work has finished, Errc::busy before; a never-recorded event is finished.
+  Status query() const;
+  Status synchronize() const;
+  EventHandle handle() const { return handle_; }
+  explicit operator bool() const { return handle_ != nullptr; }
+  void reset();
+
+ private:
+  std::shared_ptr<Device> device_;
+  EventHandle handle_ = nullptr;
+};
+
+// N slots of pinned host memory, each with an event. A producer fills slot k for frame n while the device still
+// works on frames n-1..n-N+1 from the other slots: upload staging (host writes, device reads) and readback (device
+// writes, host reads) alike. Single producer.
+class PinnedRing {
+ public:
+  struct Slot {
+    uint8_t* host = nullptr;
+    size_t bytes = 0;
+    unsigned index = 0;
+  };
+
+  static Status create(std::shared_ptr<Device> device, unsigned slots, size_t slot_bytes, PinnedRing* out);
+
+  // The next slot in turn, after the work last submitted on it has finished (a host wait on its event, which in
+  // steady state with two or more slots has long passed).
+  Status acquire(Slot* out);
+  // As acquire(), but Errc::busy instead of waiting.
+  Status try_acquire(Slot* out);
+  // Records the slot's event after the work queued for it (the copies from or into slot.host).
+  Status submit(const Slot& slot);
+  // ok when the work submitted on the slot has finished, Errc::busy when not.
+  Status query(const Slot& slot) const;
+  Status wait(const Slot& slot) const;
+
+  unsigned slots() const { return unsigned(events_.size()); }
+  size_t slot_bytes() const { return slot_bytes_; }
+
+ private:
+  Status take(bool wait, Slot* out);
+  std::shared_ptr<Device> device_;
+  PinnedBuffer memory_;
+  std::vector<Event> events_;
+  size_t slot_bytes_ = 0;
+  unsigned next_ = 0;
+};
+
+// A dma-buf (or other opaque fd) imported as external memory and mapped as one device pointer. The fd stays the
+// caller's. Destroying it frees the mapping: hand it to Device::defer_release when kernels may still read it.
+class ExternalMemory {
+ public:
+  ExternalMemory() = default;
+  ~ExternalMemory() { reset(); }
+  ExternalMemory(ExternalMemory&& o) noexcept { *this = std::move(o); }
+  ExternalMemory& operator=(ExternalMemory&& o) noexcept;
+
+  // Imports `fd` (total size `size` bytes) and maps [offset, offset + length).
+  static Status import_fd(std::shared_ptr<Device> device, int fd, uint64_t size, uint64_t offset, uint64_t length,
+                          ExternalMemory* out);
+
+  void* data() const { return mapped_; }
+  uint64_t length() const { return length_; }
+  void reset();
+
+ private:
+  std::shared_ptr<Device> device_;
+  ExternalMemoryHandle handle_ = nullptr;
+  void* mapped_ = nullptr;
+  uint64_t length_ = 0;
+};
+
+}  // namespace vmafx::hip
+
+// Calls `device.api().op(args...)` on a device: refuses once the device has failed, returns unsupported when the
+// library lacks the symbol, and records a failure (sticky) naming the symbol, the runtime's error, file and line.
+// The caller holds a ContextScope for the device.
+#define VMAFX_HIP_CHECK(device, op, ...)                                                                 \
+  do {                                                                                                   \
+    const ::vmafx::hip::Device& vmafx_hip_dev_ = (device);                                                     \
+    if (vmafx_hip_dev_.failed()) return vmafx_hip_dev_.status();                                         \
+    const auto& vmafx_hip_entry_ = vmafx_hip_dev_.api().op;                                              \
+    if (!vmafx_hip_entry_.fn) return ::vmafx::hip::symbol_missing(vmafx_hip_dev_.api(), vmafx_hip_entry_.symbol); \
+    const int vmafx_hip_rc_ = vmafx_hip_entry_.fn(__VA_ARGS__);                                          \
+    if (vmafx_hip_rc_ != 0) return vmafx_hip_dev_.fail(vmafx_hip_entry_.symbol, vmafx_hip_rc_, __FILE__, __LINE__); \
+  } while (0)

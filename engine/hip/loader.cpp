@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Vendor-neutral half of the run-time loader: which libraries are tried, in which order, what a failure says, and
+// the once-per-process tables.
+#include <dlfcn.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+
+#include "hip/api.h"
+#include "hip/loader_internal.h"
+
+namespace vmafx::hip {
+
+const char* vendor_name(Vendor v) {
+  switch (v) {
+    case Vendor::auto_select: return "auto";
+    case Vendor::amd: return "amd";
+    case Vendor::nvidia: return "nvidia";
+  }
+  return "?";
+}
+
+Status parse_vendor(std::string_view name, Vendor* out) {
+  if (name == "auto") {
+    *out = Vendor::auto_select;
+  } else if (name == "amd") {
+    *out = Vendor::amd;
+  } else if (name == "nvidia") {
+    *out = Vendor::nvidia;
+  } else {
+    return {Errc::invalid_argument, "unknown GPU vendor '" + std::string(name) + "' (expected auto, amd or nvidia)"};
+  }
+  return Status::ok();
+}
+
+std::string Api::describe(int code) const {
+  const char* name = error_name ? error_name(code) : nullptr;
+  const char* text = error_string ? error_string(code) : nullptr;
+  std::string s = name ? name : ("error " + std::to_string(code));
+  if (text && *text) s += std::string(" (") + text + ")";
+  return s;
+}
+
+std::string ProbeReport::summary() const {
+  std::string s;
+  for (const auto& a : attempts) {
+    if (!s.empty()) s += "; ";
+    s += a;
+  }
+  return s;
+}
+
+Status call_failed(const Api& api, const char* symbol, int code, const char* file, int line) {
+  char where[64];
+  std::snprintf(where, sizeof where, ":%d", line);
+  return {Errc::device_error, std::string(symbol) + " failed: " + api.describe(code) + " at " + file + where};
+}
+
+Status symbol_missing(const Api& api, const char* symbol) {
+  return {Errc::unsupported, std::string(symbol) + " is not exported by " + api.library};
+}
+
+std::vector<std::string> default_libraries(Vendor vendor) {
+  switch (vendor) {
+    case Vendor::amd:
+      return {"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5", "/opt/rocm/lib/libamdhip64.so"};
+    case Vendor::nvidia:
+      return {"libcuda.so.1"};
+    case Vendor::auto_select: break;
+  }
+  return {};
+}
+
+namespace detail {
+
+void* open_library(const std::string& name, std::string* error) {
+  dlerror();
+  void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    *error = e ? e : "dlopen failed";
+    // dlerror() names the file in most cases; make sure the message always does.
+    if (error->find(name) == std::string::npos) *error = name + ": " + *error;
+  }
+  return h;
+}
+
+void* find_symbol(void* lib, const char* name) { return lib ? dlsym(lib, name) : nullptr; }
+
+}  // namespace detail
+
+namespace {
+
+// Tries the libraries in order; the first that opens, initialises and has a device wins. A library that opened
+// but failed is left open: unloading a GPU runtime after its init is not safe.
+Status probe(Vendor vendor, const std::vector<std::string>& libraries, ProbeReport* report, void** handle) {
+  report->vendor = vendor;
+  report->attempts.clear();
+  report->library.clear();
+  report->device_count = 0;
+  *handle = nullptr;
+  for (const auto& lib : libraries) {
+    std::string error;
+    void* h = detail::open_library(lib, &error);
+    if (!h) {
+      report->attempts.push_back(error);
+      continue;
+    }
+    int count = 0;
+    std::string why;
+    const bool ok = vendor == Vendor::amd ? detail::amd_init(h, &count, &why) : detail::cuda_init(h, &count, &why);
+    if (!ok) {
+      report->attempts.push_back(lib + ": loaded, " + why);
+      continue;
+    }
+    report->attempts.push_back(lib + ": ok, " + std::to_string(count) + " device(s)");
+    report->library = lib;
+    report->device_count = count;
+    *handle = h;
+    return Status::ok();
+  }
+  if (libraries.empty()) report->attempts.emplace_back("no library to try");
+  return {Errc::device_unavailable, std::string("no ") + vendor_name(vendor) + " GPU: " + report->summary()};
+}
+
+struct VendorState {
+  std::once_flag once;
+  Status status;
+  Api api;
+};
+
+VendorState& state_of(Vendor v) {
+  static VendorState amd, nvidia;
+  return v == Vendor::amd ? amd : nvidia;
+}
+
+const Status& load_vendor(Vendor v) {
+  VendorState& st = state_of(v);
+  std::call_once(st.once, [&] {
+    ProbeReport report;
+    void* h = nullptr;
+    st.status = probe(v, default_libraries(v), &report, &h);
+    if (!st.status) return;
+    st.api.vendor = v;
+    st.api.library = report.library;
+    st.status = v == Vendor::amd ? detail::amd_fill(h, &st.api) : detail::cuda_fill(h, &st.api);
+    if (!st.status) st.status.prepend(std::string("no usable ") + vendor_name(v) + " GPU runtime");
+  });
+  return st.status;
+}
+
+}  // namespace
+
+Status probe_runtime(Vendor vendor, const std::vector<std::string>& libraries, ProbeReport* report) {
+  if (vendor == Vendor::auto_select) return {Errc::invalid_argument, "probe_runtime needs a vendor"};
+  void* h = nullptr;
+  return probe(vendor, libraries, report, &h);
+}
+
+Status load_api(Vendor vendor, const Api** out) {
+  *out = nullptr;
+  if (vendor != Vendor::auto_select) {
+    const Status& s = load_vendor(vendor);
+    if (s) *out = &state_of(vendor).api;
+    return s;
+  }
+  std::string why;
+  for (Vendor v : {Vendor::amd, Vendor::nvidia}) {
+    const Status& s = load_vendor(v);
+    if (s) {
+      *out = &state_of(v).api;
+      return Status::ok();
+    }
+    if (!why.empty()) why += "; ";
+    why += s.message();
+  }
+  return {Errc::device_unavailable, why};
+}
+
+namespace {
+
+struct RtcState {
+  std::once_flag once;
+  Status status;
+  Rtc rtc;
+};
+
+std::vector<std::string> rtc_libraries(const Api& api) {
+  if (api.vendor == Vendor::amd) {
+    // ROCm 5 carries hiprtc inside libamdhip64; ROCm 6 and 7 ship libhiprtc.
+    return {"libhiprtc.so.7", "libhiprtc.so.6", "libhiprtc.so.5", "/opt/rocm/lib/libhiprtc.so", api.library};
+  }
+  return {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11.2", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so"};
+}
+
+}  // namespace
+
+Status load_rtc(const Api& api, const Rtc** out) {
+  *out = nullptr;
+  static RtcState amd, nvidia;
+  RtcState& st = api.vendor == Vendor::amd ? amd : nvidia;
+  std::call_once(st.once, [&] {
+    std::string tried;
+    for (const auto& lib : rtc_libraries(api)) {
+      std::string error;
+      void* h = detail::open_library(lib, &error);
+      Status s = h ? (api.vendor == Vendor::amd ? detail::amd_rtc_fill(h, &st.rtc) : detail::cuda_rtc_fill(h, &st.rtc))
+                   : Status(Errc::unsupported, error);
+      if (s) {
+        st.rtc.library = lib;
+        st.status = Status::ok();
+        return;
+      }
+      if (!tried.empty()) tried += "; ";
+      tried += s.message();
+    }
+    st.status = {Errc::unsupported, std::string("no run-time compiler for ") + vendor_name(api.vendor) + ": " + tried};
+  });
+  if (st.status) *out = &st.rtc;
+  return st.status;
+}
+
+}  // namespace vmafx::hip
