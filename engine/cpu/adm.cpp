@@ -1,1 +1,912 @@
-// placeholder: adm (being written)
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// CPU reference of libvmaf's integer ADM. See adm.h for the stages and their integer ranges.
+//
+// Bit-exactness notes. Every float/double expression below keeps libvmaf's operand types and evaluation order
+// (float where libvmaf stores a float, double where C promotes), and calls the C library's powf/pow/log10/log2
+// directly so no C++ overload changes the precision. Where libvmaf's C relies on signed wrap-around (int32 sums
+// that can exceed the range on extreme input) the code wraps explicitly through unsigned arithmetic, which is what
+// the compiled C does.
+#include "cpu/adm.h"
+
+#include <math.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace vmafx::cpu {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kBorderFactor = 0.1;
+
+// db2 analysis filters in Q15 (libvmaf's values); the low-pass taps sum to 46342.
+constexpr int32_t kLo[4] = {15826, 27411, 7345, -4240};
+constexpr int32_t kHi[4] = {-4240, -7345, 27411, -15826};
+constexpr int32_t kLoSum = 46342;
+
+constexpr int32_t kOneBy15Q17 = 8738;           // 2^17 / 15
+constexpr int32_t kOneBy30Q17 = 4369;           // 2^17 / 30
+constexpr int64_t kOneBy15Q32 = 286331153;      // 2^32 / 15
+constexpr int64_t kOneBy30Q32 = 143165577;      // 2^32 / 30
+// libvmaf stores 1u << 31 in an int32 as the rounding term of its >> 32 shifts: it is INT32_MIN.
+constexpr int64_t kRound32 = -2147483648LL;
+
+int32_t wrap_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+int32_t wrap_sub(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) - static_cast<uint32_t>(b));
+}
+int32_t wrap_mul(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+}
+int32_t wrap_shl(int32_t a, int s) { return static_cast<int32_t>(static_cast<uint32_t>(a) << s); }
+// C's abs() on int: INT32_MIN stays INT32_MIN.
+int32_t wrap_abs(int32_t a) { return a < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(a)) : a; }
+
+// Reciprocal table: recip[32768 + i] = 2^30 / i, recip[32768 - i] = -(2^30 / i), recip[32768] = 0.
+struct DivTable {
+  int32_t v[65537];
+  DivTable() {
+    v[32768] = 0;
+    for (int i = 1; i <= 32768; ++i) {
+      const int32_t r = static_cast<int32_t>(1073741824 / i);
+      v[32768 + i] = r;
+      v[32768 - i] = -r;
+    }
+  }
+};
+const int32_t* div_table() {
+  static const DivTable t;
+  return t.v;
+}
+
+// libvmaf's angle test: the (h, v) vectors of ref (o) and dist (t) point within 1 degree of each other. Computed
+// with float conversions and double products exactly as libvmaf writes it.
+bool within_one_degree(int64_t ot_dp, int64_t o_mag_sq, int64_t t_mag_sq) {
+  const float cos_1deg_sq = static_cast<float>(cos(1.0 * kPi / 180.0) * cos(1.0 * kPi / 180.0));
+  const double dp = static_cast<float>(ot_dp) / 4096.0;
+  return dp >= 0.0f && dp * dp >= cos_1deg_sq * (static_cast<float>(o_mag_sq) / 4096.0) *
+                                      (static_cast<float>(t_mag_sq) / 4096.0);
+}
+
+// Watson's DWT basis function amplitudes (transposed: [lambda][theta]) and the Y-channel threshold model.
+const float kBasisAmplitude[6][4] = {
+    {0.62171, 0.67234, 0.72709, 0.67234},      {0.34537, 0.41317, 0.49428, 0.41317},
+    {0.18004, 0.22727, 0.28688, 0.22727},      {0.091401, 0.11792, 0.15214, 0.11792},
+    {0.045943, 0.059758, 0.077727, 0.059758}, {0.023013, 0.030018, 0.039156, 0.030018}};
+const float kModelA = 0.495;
+const float kModelK = 0.466;
+const float kModelF0 = 0.401;
+const float kModelG[4] = {1.501, 1.0, 0.534, 1.0};
+
+float quant_step(int lambda, int theta, double norm_view_dist, int ref_display_height) {
+  const float r = norm_view_dist * ref_display_height * kPi / 180.0;
+  const float temp = log10(pow(2.0, lambda + 1) * kModelF0 * kModelG[theta] / r);
+  const float q = 2.0 * kModelA * pow(10.0, kModelK * temp * temp) / kBasisAmplitude[lambda][theta];
+  return q;
+}
+
+int border(int n) { return static_cast<int>(n * kBorderFactor - 0.5); }
+
+// Horizontal DWT pass of one row: tmplo/tmphi (w values, the vertical pass's low- and high-pass outputs) to row i
+// of bands a, v (from tmplo) and h, d (from tmphi). Acc is the accumulator type of libvmaf (int32 at scale 0, int64
+// at scales 1..3); every sum fits it, so the result does not depend on the order of the terms.
+template <class Acc, class Tmp, class Out>
+void horizontal_one(const Tmp* tmplo, const Tmp* tmphi, int j0, int j1, int j2, int j3, int j, Out* a, Out* vb,
+                    Out* hb, Out* db, Acc round, int shift) {
+  Acc l0 = tmplo[j0], l1 = tmplo[j1], l2 = tmplo[j2], l3 = tmplo[j3];
+  a[j] = Out((kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + round) >> shift);
+  vb[j] = Out((kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + round) >> shift);
+  l0 = tmphi[j0], l1 = tmphi[j1], l2 = tmphi[j2], l3 = tmphi[j3];
+  hb[j] = Out((kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + round) >> shift);
+  db[j] = Out((kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + round) >> shift);
+}
+
+template <class Acc, class Tmp, class Out>
+void horizontal_pass(const Tmp* tmplo, const Tmp* tmphi, int w, int ow, int i, AdmBands<Out> out, Acc round,
+                     int shift) {
+  Out* a = out.a + i * out.stride;
+  Out* hb = out.h + i * out.stride;
+  Out* vb = out.v + i * out.stride;
+  Out* db = out.d + i * out.stride;
+  // Outputs 1 .. ow - 3 read 2j - 1 .. 2j + 2 < w without reflection; the first and the last two reflect.
+  const int interior_end = std::max(1, ow - 2);
+  auto edge = [&](int j) {
+    horizontal_one<Acc>(tmplo, tmphi, adm_dwt_tap(j, 0, w), adm_dwt_tap(j, 1, w), adm_dwt_tap(j, 2, w),
+                        adm_dwt_tap(j, 3, w), j, a, vb, hb, db, round, shift);
+  };
+  edge(0);
+  for (int j = 1; j < interior_end; ++j)
+    horizontal_one<Acc>(tmplo, tmphi, 2 * j - 1, 2 * j, 2 * j + 1, 2 * j + 2, j, a, vb, hb, db, round, shift);
+  for (int j = interior_end; j < ow; ++j) edge(j);
+}
+
+// ---- sample loaders for the scale-0 DWT: the shift is applied on the read, nothing is copied ----
+template <bool kUnitStep>
+struct Load8 {
+  const uint8_t* row;
+  unsigned step;
+  uint32_t operator[](int j) const { return row[kUnitStep ? size_t(j) : size_t(j) * step]; }
+};
+template <bool kUnitStep>
+struct Load16 {
+  const uint16_t* row;
+  unsigned step;
+  unsigned shift;
+  uint32_t operator[](int j) const { return uint32_t(row[kUnitStep ? size_t(j) : size_t(j) * step]) >> shift; }
+};
+
+template <class Loader, class MakeLoader>
+void dwt_scale0_impl(const Plane& src, MakeLoader make, AdmBands<int16_t> out, int16_t* tmp) {
+  const int w = int(src.w), h = int(src.h);
+  const int ow = (w + 1) / 2, oh = (h + 1) / 2;
+  const int shift_vp = src.bpc;
+  const int32_t round_vp = int32_t(1) << (src.bpc - 1);
+  const uint32_t lo_offset = uint32_t(kLoSum) * uint32_t(round_vp);  // centres the low-pass range
+  int16_t* tmplo = tmp;
+  int16_t* tmphi = tmp + w;
+
+  for (int i = 0; i < oh; ++i) {
+    const Loader s0 = make(adm_dwt_tap(i, 0, h));
+    const Loader s1 = make(adm_dwt_tap(i, 1, h));
+    const Loader s2 = make(adm_dwt_tap(i, 2, h));
+    const Loader s3 = make(adm_dwt_tap(i, 3, h));
+    for (int j = 0; j < w; ++j) {
+      const uint32_t u0 = s0[j], u1 = s1[j], u2 = s2[j], u3 = s3[j];
+      // int32 in libvmaf; for 16-bit input the partial sums pass 2^31 and wrap back.
+      const int32_t lo = int32_t(uint32_t(kLo[0]) * u0 + uint32_t(kLo[1]) * u1 + uint32_t(kLo[2]) * u2 +
+                                 uint32_t(kLo[3]) * u3 - lo_offset);
+      const int32_t hi = int32_t(uint32_t(kHi[0]) * u0 + uint32_t(kHi[1]) * u1 + uint32_t(kHi[2]) * u2 +
+                                 uint32_t(kHi[3]) * u3);
+      tmplo[j] = int16_t((lo + round_vp) >> shift_vp);
+      tmphi[j] = int16_t((hi + round_vp) >> shift_vp);
+    }
+    horizontal_pass(tmplo, tmphi, w, ow, i, out, 32768, 16);
+  }
+}
+
+template <class In>
+void dwt_scale123_impl(const In* src, ptrdiff_t src_stride, int w, int h, int scale, AdmBands<int32_t> out,
+                       int32_t* tmp) {
+  static constexpr int64_t kRoundVp[3] = {0, 32768, 32768};
+  static constexpr int kShiftVp[3] = {0, 16, 16};
+  static constexpr int64_t kRoundHp[3] = {16384, 32768, 16384};
+  static constexpr int kShiftHp[3] = {15, 16, 15};
+  const int64_t round_vp = kRoundVp[scale - 1], round_hp = kRoundHp[scale - 1];
+  const int shift_vp = kShiftVp[scale - 1], shift_hp = kShiftHp[scale - 1];
+  const int ow = (w + 1) / 2, oh = (h + 1) / 2;
+  int32_t* tmplo = tmp;
+  int32_t* tmphi = tmp + w;
+
+  for (int i = 0; i < oh; ++i) {
+    const In* s0 = src + adm_dwt_tap(i, 0, h) * src_stride;
+    const In* s1 = src + adm_dwt_tap(i, 1, h) * src_stride;
+    const In* s2 = src + adm_dwt_tap(i, 2, h) * src_stride;
+    const In* s3 = src + adm_dwt_tap(i, 3, h) * src_stride;
+    for (int j = 0; j < w; ++j) {
+      const int64_t u0 = s0[j], u1 = s1[j], u2 = s2[j], u3 = s3[j];
+      const int64_t lo = kLo[0] * u0 + kLo[1] * u1 + kLo[2] * u2 + kLo[3] * u3;
+      const int64_t hi = kHi[0] * u0 + kHi[1] * u1 + kHi[2] * u2 + kHi[3] * u3;
+      tmplo[j] = int32_t((lo + round_vp) >> shift_vp);
+      tmphi[j] = int32_t((hi + round_vp) >> shift_vp);
+    }
+    horizontal_pass(tmplo, tmphi, w, ow, i, out, round_hp, shift_hp);
+  }
+}
+
+// ---- decouple ----
+
+// Restored value after the enhancement-gain rule: with the angle test passed, a positive (negative) restored value
+// may grow by the gain limit up to (down to) the distorted value. MIN/MAX of a double and an integer, truncated.
+template <class T>
+T apply_gain(T rst, bool angle_flag, float rst_f, T t, double gain) {
+  if (angle_flag && rst_f > 0.) {
+    const double g = rst * gain;
+    return static_cast<T>(g < t ? g : double(t));
+  }
+  if (angle_flag && rst_f < 0.) {
+    const double g = rst * gain;
+    return static_cast<T>(g > t ? g : double(t));
+  }
+  return rst;
+}
+
+int32_t decouple_k_scale0(int16_t o, int16_t t, const int32_t* recip) {
+  const int32_t k = o == 0 ? 32768 : int32_t((int64_t(recip[o + 32768]) * t + 16384) >> 15);
+  return std::clamp<int32_t>(k, 0, 32768);
+}
+
+// |o| >= 2^15: the 15 most significant bits of |o|, rounded, and how far they were shifted.
+uint16_t best15(uint32_t v, int* shift) {
+  const int k = 17 - __builtin_clz(v);
+  *shift = k;
+  return uint16_t((v + (1u << (k - 1))) >> k);
+}
+
+int64_t decouple_k_scale123(int32_t o, int32_t t, const int32_t* recip) {
+  if (o == 0) return 32768;
+  const uint32_t abs_o = uint32_t(wrap_abs(o));
+  int shift = 0;
+  const uint16_t msb = abs_o < 32768 ? uint16_t(abs_o) : best15(abs_o, &shift);
+  const int64_t sign = o < 0 ? -1 : 1;
+  const int64_t k = ((int64_t(recip[msb + 32768]) * t) * sign + (int64_t(1) << (14 + shift))) >> (15 + shift);
+  return std::clamp<int64_t>(k, 0, 32768);
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------------------------
+
+AdmRect adm_score_rect(int w, int h) {
+  AdmRect r;
+  r.left = border(w);
+  r.top = border(h);
+  r.right = w - r.left;
+  r.bottom = h - r.top;
+  return r;
+}
+
+AdmRect adm_tap_rect(int w, int h) {
+  AdmRect r;
+  r.left = static_cast<int>(w * kBorderFactor - 0.5 - 1);
+  r.top = static_cast<int>(h * kBorderFactor - 0.5 - 1);
+  r.right = w - r.left + 2;
+  r.bottom = h - r.top + 2;
+  r.left = std::max(r.left, 0);
+  r.top = std::max(r.top, 0);
+  r.right = std::min(r.right, w);
+  r.bottom = std::min(r.bottom, h);
+  return r;
+}
+
+namespace {
+
+template <bool kUnitStep>
+void dwt_scale0_dispatch(const Plane& src, AdmBands<int16_t> out, int16_t* tmp) {
+  if (src.bytes == 1) {
+    auto make = [&src](int y) { return Load8<kUnitStep>{src.row<uint8_t>(uint32_t(y)), src.step}; };
+    dwt_scale0_impl<Load8<kUnitStep>>(src, make, out, tmp);
+  } else {
+    auto make = [&src](int y) { return Load16<kUnitStep>{src.row<uint16_t>(uint32_t(y)), src.step, src.shift}; };
+    dwt_scale0_impl<Load16<kUnitStep>>(src, make, out, tmp);
+  }
+}
+
+}  // namespace
+
+void adm_dwt_scale0(const Plane& src, AdmBands<int16_t> out, int16_t* tmp) {
+  if (src.step == 1)
+    dwt_scale0_dispatch<true>(src, out, tmp);
+  else
+    dwt_scale0_dispatch<false>(src, out, tmp);
+}
+
+void adm_dwt_scale123(const int16_t* src, ptrdiff_t src_stride, int w, int h, int scale, AdmBands<int32_t> out,
+                      int32_t* tmp) {
+  dwt_scale123_impl(src, src_stride, w, h, scale, out, tmp);
+}
+
+void adm_dwt_scale123(const int32_t* src, ptrdiff_t src_stride, int w, int h, int scale, AdmBands<int32_t> out,
+                      int32_t* tmp) {
+  dwt_scale123_impl(src, src_stride, w, h, scale, out, tmp);
+}
+
+void adm_decouple_scale0(AdmBands<const int16_t> ref, AdmBands<const int16_t> dist, int w, int h,
+                         double enhn_gain_limit, AdmBands<int16_t> r, AdmBands<int16_t> a) {
+  const int32_t* recip = div_table();
+  const AdmRect rc = adm_tap_rect(w, h);
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    const ptrdiff_t ri = i * ref.stride, di = i * dist.stride, oi = i * r.stride, ai = i * a.stride;
+    for (int j = rc.left; j < rc.right; ++j) {
+      const int16_t oh = ref.h[ri + j], ov = ref.v[ri + j], od = ref.d[ri + j];
+      const int16_t th = dist.h[di + j], tv = dist.v[di + j], td = dist.d[di + j];
+
+      const int64_t ot_dp = int64_t(oh) * th + int64_t(ov) * tv;
+      const int64_t o_mag_sq = int64_t(oh) * oh + int64_t(ov) * ov;
+      const int64_t t_mag_sq = int64_t(th) * th + int64_t(tv) * tv;
+      const bool angle_flag = within_one_degree(ot_dp, o_mag_sq, t_mag_sq);
+
+      const int32_t kh = decouple_k_scale0(oh, th, recip);
+      const int32_t kv = decouple_k_scale0(ov, tv, recip);
+      const int32_t kd = decouple_k_scale0(od, td, recip);
+
+      int16_t rh = int16_t((kh * oh + 16384) >> 15);
+      int16_t rv = int16_t((kv * ov + 16384) >> 15);
+      int16_t rd = int16_t((kd * od + 16384) >> 15);
+
+      const float rh_f = (float(kh) / 32768) * (float(oh) / 64);
+      const float rv_f = (float(kv) / 32768) * (float(ov) / 64);
+      const float rd_f = (float(kd) / 32768) * (float(od) / 64);
+
+      rh = apply_gain<int16_t>(rh, angle_flag, rh_f, th, enhn_gain_limit);
+      rv = apply_gain<int16_t>(rv, angle_flag, rv_f, tv, enhn_gain_limit);
+      rd = apply_gain<int16_t>(rd, angle_flag, rd_f, td, enhn_gain_limit);
+
+      r.h[oi + j] = rh;
+      r.v[oi + j] = rv;
+      r.d[oi + j] = rd;
+      a.h[ai + j] = int16_t(th - rh);
+      a.v[ai + j] = int16_t(tv - rv);
+      a.d[ai + j] = int16_t(td - rd);
+    }
+  }
+}
+
+void adm_decouple_scale123(AdmBands<const int32_t> ref, AdmBands<const int32_t> dist, int w, int h,
+                           double enhn_gain_limit, AdmBands<int32_t> r, AdmBands<int32_t> a) {
+  const int32_t* recip = div_table();
+  const AdmRect rc = adm_tap_rect(w, h);
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    const ptrdiff_t ri = i * ref.stride, di = i * dist.stride, oi = i * r.stride, ai = i * a.stride;
+    for (int j = rc.left; j < rc.right; ++j) {
+      const int32_t oh = ref.h[ri + j], ov = ref.v[ri + j], od = ref.d[ri + j];
+      const int32_t th = dist.h[di + j], tv = dist.v[di + j], td = dist.d[di + j];
+
+      const int64_t ot_dp = int64_t(oh) * th + int64_t(ov) * tv;
+      const int64_t o_mag_sq = int64_t(oh) * oh + int64_t(ov) * ov;
+      const int64_t t_mag_sq = int64_t(th) * th + int64_t(tv) * tv;
+      const bool angle_flag = within_one_degree(ot_dp, o_mag_sq, t_mag_sq);
+
+      const int64_t kh = decouple_k_scale123(oh, th, recip);
+      const int64_t kv = decouple_k_scale123(ov, tv, recip);
+      const int64_t kd = decouple_k_scale123(od, td, recip);
+
+      int32_t rh = int32_t((kh * oh + 16384) >> 15);
+      int32_t rv = int32_t((kv * ov + 16384) >> 15);
+      int32_t rd = int32_t((kd * od + 16384) >> 15);
+
+      const float rh_f = (float(kh) / 32768) * (float(oh) / 64);
+      const float rv_f = (float(kv) / 32768) * (float(ov) / 64);
+      const float rd_f = (float(kd) / 32768) * (float(od) / 64);
+
+      rh = apply_gain<int32_t>(rh, angle_flag, rh_f, th, enhn_gain_limit);
+      rv = apply_gain<int32_t>(rv, angle_flag, rv_f, tv, enhn_gain_limit);
+      rd = apply_gain<int32_t>(rd, angle_flag, rd_f, td, enhn_gain_limit);
+
+      r.h[oi + j] = rh;
+      r.v[oi + j] = rv;
+      r.d[oi + j] = rd;
+      a.h[ai + j] = wrap_sub(th, rh);
+      a.v[ai + j] = wrap_sub(tv, rv);
+      a.d[ai + j] = wrap_sub(td, rd);
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+void adm_csf_factors(int scale, double norm_view_dist, int ref_display_height, float rfactor[3]) {
+  const float f1 = 1.0f / quant_step(scale, 1, norm_view_dist, ref_display_height);
+  const float f2 = 1.0f / quant_step(scale, 2, norm_view_dist, ref_display_height);
+  rfactor[0] = f1;
+  rfactor[1] = f1;
+  rfactor[2] = f2;
+}
+
+void adm_fixed_factors_scale0(const float rfactor[3], double norm_view_dist, int ref_display_height,
+                              uint16_t out[3]) {
+  if (fabs(norm_view_dist * ref_display_height - 3.0 * 1080) < 1.0e-8) {
+    out[0] = 36453;
+    out[1] = 36453;
+    out[2] = 49417;
+    return;
+  }
+  const double pow2_21 = pow(2, 21);
+  const double pow2_23 = pow(2, 23);
+  out[0] = static_cast<uint16_t>(rfactor[0] * pow2_21);
+  out[1] = static_cast<uint16_t>(rfactor[1] * pow2_21);
+  out[2] = static_cast<uint16_t>(rfactor[2] * pow2_23);
+}
+
+void adm_fixed_factors_scale123(const float rfactor[3], uint32_t out[3]) {
+  const double pow2_32 = pow(2, 32);
+  for (int t = 0; t < 3; ++t) out[t] = static_cast<uint32_t>(rfactor[t] * pow2_32);
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+AdmDenSums adm_den_sums_scale0(AdmBands<const int16_t> ref, int w, int h) {
+  const AdmRect rc = adm_score_rect(w, h);
+  int32_t shift = static_cast<int32_t>(ceil(log2((rc.bottom - rc.top) * (rc.right - rc.left)) - 20));
+  shift = shift > 0 ? shift : 0;
+  const uint64_t round = shift > 0 ? (uint64_t(1) << (shift - 1)) : 0;
+  AdmDenSums s;
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    const int16_t* hb = ref.h + i * ref.stride;
+    const int16_t* vb = ref.v + i * ref.stride;
+    const int16_t* db = ref.d + i * ref.stride;
+    uint64_t ih = 0, iv = 0, id = 0;
+    for (int j = rc.left; j < rc.right; ++j) {
+      const uint64_t x = uint16_t(std::abs(int(hb[j])));
+      const uint64_t y = uint16_t(std::abs(int(vb[j])));
+      const uint64_t z = uint16_t(std::abs(int(db[j])));
+      ih += x * x * x;
+      iv += y * y * y;
+      id += z * z * z;
+    }
+    s.h += (ih + round) >> shift;
+    s.v += (iv + round) >> shift;
+    s.d += (id + round) >> shift;
+  }
+  return s;
+}
+
+namespace {
+
+struct Den123Shifts {
+  uint32_t cub, cub_round, accum, accum_round;
+};
+Den123Shifts den123_shifts(const AdmRect& rc) {
+  Den123Shifts s;
+  s.cub = static_cast<uint32_t>(ceil(log2(rc.right - rc.left)));
+  s.cub_round = static_cast<uint32_t>(pow(2, (s.cub - 1)));
+  s.accum = static_cast<uint32_t>(ceil(log2(rc.bottom - rc.top)));
+  s.accum_round = static_cast<uint32_t>(pow(2, (s.accum - 1)));
+  return s;
+}
+
+}  // namespace
+
+AdmDenSums adm_den_sums_scale123(AdmBands<const int32_t> ref, int w, int h, int scale) {
+  static constexpr uint32_t kShiftSq[3] = {31, 30, 31};
+  const AdmRect rc = adm_score_rect(w, h);
+  const Den123Shifts sh = den123_shifts(rc);
+  const uint32_t shift_sq = kShiftSq[scale - 1];
+  const uint64_t round_sq = uint64_t(1u << shift_sq);  // libvmaf adds 2^sq, not 2^(sq-1)
+  AdmDenSums s;
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    const int32_t* hb = ref.h + i * ref.stride;
+    const int32_t* vb = ref.v + i * ref.stride;
+    const int32_t* db = ref.d + i * ref.stride;
+    uint64_t ih = 0, iv = 0, id = 0;
+    for (int j = rc.left; j < rc.right; ++j) {
+      const uint64_t x = uint32_t(wrap_abs(hb[j]));
+      const uint64_t y = uint32_t(wrap_abs(vb[j]));
+      const uint64_t z = uint32_t(wrap_abs(db[j]));
+      ih += ((((x * x + round_sq) >> shift_sq) * x) + sh.cub_round) >> sh.cub;
+      iv += ((((y * y + round_sq) >> shift_sq) * y) + sh.cub_round) >> sh.cub;
+      id += ((((z * z + round_sq) >> shift_sq) * z) + sh.cub_round) >> sh.cub;
+    }
+    s.h += (ih + sh.accum_round) >> sh.accum;
+    s.v += (iv + sh.accum_round) >> sh.accum;
+    s.d += (id + sh.accum_round) >> sh.accum;
+  }
+  return s;
+}
+
+float adm_den_finish(const AdmDenSums& sums, int w, int h, int scale, const float rfactor[3], double noise_weight) {
+  const AdmRect rc = adm_score_rect(w, h);
+  double shift_csf;
+  if (scale == 0) {
+    int32_t shift = static_cast<int32_t>(ceil(log2((rc.bottom - rc.top) * (rc.right - rc.left)) - 20));
+    shift = shift > 0 ? shift : 0;
+    shift_csf = pow(2, (18 - shift));
+  } else {
+    static constexpr uint32_t kConvert[3] = {32, 27, 23};
+    const Den123Shifts sh = den123_shifts(rc);
+    shift_csf = pow(2, (kConvert[scale - 1] - sh.accum - sh.cub));  // unsigned, as libvmaf
+  }
+  const double csf_h = double(sums.h / shift_csf) * pow(double(rfactor[0]), 3.0);
+  const double csf_v = double(sums.v / shift_csf) * pow(double(rfactor[1]), 3.0);
+  const double csf_d = double(sums.d / shift_csf) * pow(double(rfactor[2]), 3.0);
+  const float noise = powf(float((rc.bottom - rc.top) * (rc.right - rc.left) * noise_weight), 1.0f / 3.0f);
+  const float den_h = powf(float(csf_h), 1.0f / 3.0f) + noise;
+  const float den_v = powf(float(csf_v), 1.0f / 3.0f) + noise;
+  const float den_d = powf(float(csf_d), 1.0f / 3.0f) + noise;
+  return den_h + den_v + den_d;
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+void adm_csf_scale0(AdmBands<const int16_t> src, int w, int h, const uint16_t fixed[3], AdmBands<int16_t> csf,
+                    AdmBands<int16_t> flt) {
+  static constexpr int32_t kRound[3] = {16384, 16384, 65535};
+  static constexpr int kShift[3] = {15, 15, 17};
+  const AdmRect rc = adm_tap_rect(w, h);
+  const int16_t* s_band[3] = {src.h, src.v, src.d};
+  int16_t* c_band[3] = {csf.h, csf.v, csf.d};
+  int16_t* f_band[3] = {flt.h, flt.v, flt.d};
+  for (int t = 0; t < 3; ++t) {
+    const int32_t factor = fixed[t];
+    for (int i = rc.top; i < rc.bottom; ++i) {
+      const int16_t* s = s_band[t] + i * src.stride;
+      int16_t* c = c_band[t] + i * csf.stride;
+      int16_t* f = f_band[t] + i * flt.stride;
+      for (int j = rc.left; j < rc.right; ++j) {
+        const int32_t v = wrap_mul(factor, s[j]);
+        const int16_t cv = int16_t(wrap_add(v, kRound[t]) >> kShift[t]);
+        c[j] = cv;
+        f[j] = int16_t((kOneBy30Q17 * std::abs(int32_t(cv)) + 2048) >> 12);
+      }
+    }
+  }
+}
+
+void adm_csf_scale123(AdmBands<const int32_t> src, int w, int h, const uint32_t fixed[3], AdmBands<int32_t> csf,
+                      AdmBands<int32_t> flt) {
+  const AdmRect rc = adm_tap_rect(w, h);
+  const int32_t* s_band[3] = {src.h, src.v, src.d};
+  int32_t* c_band[3] = {csf.h, csf.v, csf.d};
+  int32_t* f_band[3] = {flt.h, flt.v, flt.d};
+  for (int t = 0; t < 3; ++t) {
+    const int64_t factor = fixed[t];
+    for (int i = rc.top; i < rc.bottom; ++i) {
+      const int32_t* s = s_band[t] + i * src.stride;
+      int32_t* c = c_band[t] + i * csf.stride;
+      int32_t* f = f_band[t] + i * flt.stride;
+      for (int j = rc.left; j < rc.right; ++j) {
+        const int32_t cv = int32_t((factor * s[j] + (int64_t(1) << 27)) >> 28);
+        c[j] = cv;
+        f[j] = int32_t((kOneBy30Q32 * wrap_abs(cv) + kRound32) >> 32);
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+namespace {
+
+// The masking threshold at (i, j): for each of h, v, d the 3x3 neighbourhood of flt with the centre replaced by
+// centre(csf at (i, j)). Rows up/dn and columns l/r are the already-mirrored neighbours.
+template <class T, class Centre>
+int32_t cm_threshold(const T* const csf_rows[3], const T* const flt_up[3], const T* const flt_mid[3],
+                     const T* const flt_dn[3], int l, int j, int r, Centre centre) {
+  int32_t thr = 0;
+  for (int t = 0; t < 3; ++t) {
+    int32_t sum = 0;
+    sum = wrap_add(sum, flt_up[t][l]);
+    sum = wrap_add(sum, flt_up[t][j]);
+    sum = wrap_add(sum, flt_up[t][r]);
+    sum = wrap_add(sum, flt_mid[t][l]);
+    sum = wrap_add(sum, centre(csf_rows[t][j]));
+    sum = wrap_add(sum, flt_mid[t][r]);
+    sum = wrap_add(sum, flt_dn[t][l]);
+    sum = wrap_add(sum, flt_dn[t][j]);
+    sum = wrap_add(sum, flt_dn[t][r]);
+    thr = wrap_add(thr, sum);
+  }
+  return thr;
+}
+
+// One term of the masked 3-norm: max(0, |x| - thr), squared and rounded in int32, cubed and rounded in int64.
+inline int64_t cm_term(int32_t x, int32_t thr_shifted, int64_t round_sq, int shift_sq, int64_t round_cub,
+                       int shift_cub) {
+  int32_t y = wrap_sub(wrap_abs(x), thr_shifted);
+  y = y < 0 ? 0 : y;
+  const int32_t y_sq = int32_t((int64_t(y) * y + round_sq) >> shift_sq);
+  return (int64_t(y_sq) * y + round_cub) >> shift_cub;
+}
+
+struct Cm0Shifts {
+  uint32_t hcub, hcub_round, dcub, dcub_round, inner, inner_round;
+};
+Cm0Shifts cm0_shifts(int w, int h) {
+  Cm0Shifts s;
+  s.hcub = static_cast<uint32_t>(ceil(log2(w) - 4));
+  s.hcub_round = static_cast<uint32_t>(pow(2, (s.hcub - 1)));
+  s.dcub = static_cast<uint32_t>(ceil(log2(w) - 3));
+  s.dcub_round = static_cast<uint32_t>(pow(2, (s.dcub - 1)));
+  s.inner = static_cast<uint32_t>(ceil(log2(h)));
+  s.inner_round = static_cast<uint32_t>(pow(2, (s.inner - 1)));
+  return s;
+}
+
+struct Cm123Shifts {
+  uint32_t cub, cub_round, inner, inner_round;
+};
+Cm123Shifts cm123_shifts(int w, int h) {
+  Cm123Shifts s;
+  s.cub = static_cast<uint32_t>(ceil(log2(w)));
+  s.cub_round = static_cast<uint32_t>(pow(2, (s.cub - 1)));
+  s.inner = static_cast<uint32_t>(ceil(log2(h)));
+  s.inner_round = static_cast<uint32_t>(pow(2, (s.inner - 1)));
+  return s;
+}
+
+}  // namespace
+
+AdmCmSums adm_cm_sums_scale0(AdmBands<const int16_t> x, AdmBands<const int16_t> csf, AdmBands<const int16_t> flt,
+                             int w, int h, const uint16_t fixed[3]) {
+  const AdmRect rc = adm_score_rect(w, h);
+  const Cm0Shifts sh = cm0_shifts(w, h);
+  const int32_t fh = fixed[0], fv = fixed[1], fd = fixed[2];
+  auto centre = [](int16_t c) { return int32_t(int16_t((kOneBy15Q17 * std::abs(int32_t(c)) + 2048) >> 12)); };
+  AdmCmSums s;
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    const int up = i == 0 ? 1 : i - 1;
+    const int dn = i == h - 1 ? h - 1 : i + 1;
+    const int16_t* csf_rows[3] = {csf.h + i * csf.stride, csf.v + i * csf.stride, csf.d + i * csf.stride};
+    const int16_t* f_up[3] = {flt.h + up * flt.stride, flt.v + up * flt.stride, flt.d + up * flt.stride};
+    const int16_t* f_mid[3] = {flt.h + i * flt.stride, flt.v + i * flt.stride, flt.d + i * flt.stride};
+    const int16_t* f_dn[3] = {flt.h + dn * flt.stride, flt.v + dn * flt.stride, flt.d + dn * flt.stride};
+    const int16_t* xh = x.h + i * x.stride;
+    const int16_t* xv = x.v + i * x.stride;
+    const int16_t* xd = x.d + i * x.stride;
+    int64_t ih = 0, iv = 0, id = 0;
+    for (int j = rc.left; j < rc.right; ++j) {
+      const int l = j == 0 ? 1 : j - 1;
+      const int r = j == w - 1 ? w - 1 : j + 1;
+      const int32_t thr = cm_threshold(csf_rows, f_up, f_mid, f_dn, l, j, r, centre);
+      ih += cm_term(wrap_mul(xh[j], fh), wrap_shl(thr, 10), 268435456, 29, sh.hcub_round, int(sh.hcub));
+      iv += cm_term(wrap_mul(xv[j], fv), wrap_shl(thr, 10), 268435456, 29, sh.hcub_round, int(sh.hcub));
+      id += cm_term(wrap_mul(xd[j], fd), wrap_shl(thr, 12), 536870912, 30, sh.dcub_round, int(sh.dcub));
+    }
+    s.h += (ih + sh.inner_round) >> sh.inner;
+    s.v += (iv + sh.inner_round) >> sh.inner;
+    s.d += (id + sh.inner_round) >> sh.inner;
+  }
+  return s;
+}
+
+AdmCmSums adm_cm_sums_scale123(AdmBands<const int32_t> x, AdmBands<const int32_t> csf, AdmBands<const int32_t> flt,
+                               int w, int h, const uint32_t fixed[3]) {
+  const AdmRect rc = adm_score_rect(w, h);
+  const Cm123Shifts sh = cm123_shifts(w, h);
+  const int64_t fh = fixed[0], fv = fixed[1], fd = fixed[2];
+  const int64_t round_x = int64_t(1) << 27;
+  auto centre = [](int32_t c) { return int32_t((kOneBy15Q32 * wrap_abs(c) + kRound32) >> 32); };
+  AdmCmSums s;
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    const int up = i == 0 ? 1 : i - 1;
+    const int dn = i == h - 1 ? h - 1 : i + 1;
+    const int32_t* csf_rows[3] = {csf.h + i * csf.stride, csf.v + i * csf.stride, csf.d + i * csf.stride};
+    const int32_t* f_up[3] = {flt.h + up * flt.stride, flt.v + up * flt.stride, flt.d + up * flt.stride};
+    const int32_t* f_mid[3] = {flt.h + i * flt.stride, flt.v + i * flt.stride, flt.d + i * flt.stride};
+    const int32_t* f_dn[3] = {flt.h + dn * flt.stride, flt.v + dn * flt.stride, flt.d + dn * flt.stride};
+    const int32_t* xh = x.h + i * x.stride;
+    const int32_t* xv = x.v + i * x.stride;
+    const int32_t* xd = x.d + i * x.stride;
+    int64_t ih = 0, iv = 0, id = 0;
+    for (int j = rc.left; j < rc.right; ++j) {
+      const int l = j == 0 ? 1 : j - 1;
+      const int r = j == w - 1 ? w - 1 : j + 1;
+      const int32_t thr = cm_threshold(csf_rows, f_up, f_mid, f_dn, l, j, r, centre);
+      ih += cm_term(int32_t((xh[j] * fh + round_x) >> 28), thr, 536870912, 30, sh.cub_round, int(sh.cub));
+      iv += cm_term(int32_t((xv[j] * fv + round_x) >> 28), thr, 536870912, 30, sh.cub_round, int(sh.cub));
+      id += cm_term(int32_t((xd[j] * fd + round_x) >> 28), thr, 536870912, 30, sh.cub_round, int(sh.cub));
+    }
+    s.h += (ih + sh.inner_round) >> sh.inner;
+    s.v += (iv + sh.inner_round) >> sh.inner;
+    s.d += (id + sh.inner_round) >> sh.inner;
+  }
+  return s;
+}
+
+float adm_cm_finish(const AdmCmSums& sums, int w, int h, int scale, double noise_weight) {
+  const AdmRect rc = adm_score_rect(w, h);
+  float fh, fv, fd;
+  if (scale == 0) {
+    const Cm0Shifts sh = cm0_shifts(w, h);
+    fh = float(sums.h / pow(2, (52 - sh.hcub - sh.inner)));  // unsigned exponents, as libvmaf
+    fv = float(sums.v / pow(2, (52 - sh.hcub - sh.inner)));
+    fd = float(sums.d / pow(2, (57 - sh.dcub - sh.inner)));
+  } else {
+    const Cm123Shifts sh = cm123_shifts(w, h);
+    const float final_shift[3] = {float(pow(2, (45 - sh.cub - sh.inner))), float(pow(2, (39 - sh.cub - sh.inner))),
+                                  float(pow(2, (36 - sh.cub - sh.inner)))};
+    const float div = final_shift[scale - 1];
+    fh = float(sums.h) / div;  // float division: libvmaf divides an int64 by a float
+    fv = float(sums.v) / div;
+    fd = float(sums.d) / div;
+  }
+  const float area_h = powf(float((rc.bottom - rc.top) * (rc.right - rc.left) * noise_weight), 1.0f / 3.0f);
+  const float num_h = powf(fh, 1.0f / 3.0f) + area_h;
+  const float num_v = powf(fv, 1.0f / 3.0f) + area_h;
+  const float num_d = powf(fd, 1.0f / 3.0f) + area_h;
+  return num_h + num_v + num_d;
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+AdmScores adm_combine(const float num[4], const float den[4], const float aim_num[4], uint32_t width,
+                      uint32_t height, const AdmOptions& opt) {
+  AdmScores out;
+  const double numden_limit = 1e-10 * (int(width) * int(height)) / (1920.0 * 1080.0);
+  double n = 0, d = 0, an = 0;
+  for (int s = 0; s < 4; ++s) {
+    n += num[s];
+    d += den[s];
+    an += aim_num[s];
+    out.num_scale[s] = num[s];
+    out.den_scale[s] = den[s];
+    out.scale[s] = double(num[s]) / double(den[s]);
+  }
+  n = n < numden_limit ? 0 : n;
+  d = d < numden_limit ? 0 : d;
+  if (d == 0.0) {
+    // libvmaf leaves aim unset here; it cannot happen with a noise weight above 0 (the noise term keeps den > 0).
+    out.adm2 = 1.0f;
+    out.aim = 0.0;
+  } else {
+    out.aim = an / d;
+    out.adm2 = n / d;
+  }
+  out.num = n;
+  out.den = d;
+  const double adm3 = out.adm2 * opt.dlm_weight + (1 - out.aim) * (1 - opt.dlm_weight);
+  out.adm3 = adm3 > opt.min_val ? adm3 : opt.min_val;
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+Status Adm::check_size(uint32_t w, uint32_t h) {
+  constexpr uint32_t kMin = 33;
+  constexpr uint32_t kMax = 32768;
+  if (w < kMin || h < kMin)
+    return {Errc::unsupported, "adm needs at least " + std::to_string(kMin) + "x" + std::to_string(kMin) +
+                                   " luma samples (its 4-level DWT needs 5 samples per axis at scale 3), got " +
+                                   std::to_string(w) + "x" + std::to_string(h)};
+  if (w > kMax || h > kMax)
+    return {Errc::unsupported, "adm handles at most " + std::to_string(kMax) + " luma samples per side, got " +
+                                   std::to_string(w) + "x" + std::to_string(h)};
+  return Status::ok();
+}
+
+template <class T>
+void Adm::BandSet<T>::alloc(int w, int h, bool with_a) {
+  const size_t n = size_t(w) * size_t(h);
+  mem.assign(n * (with_a ? 4 : 3), T(0));
+  T* p = mem.data();
+  T* a = nullptr;
+  if (with_a) {
+    a = p;
+    p += n;
+  }
+  bands = AdmBands<T>(a, p, p + n, p + 2 * n, w);
+}
+
+Status Adm::init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt) {
+  ready_ = false;
+  VMAFX_TRY(check_size(w, h));
+  if (bpc < 8 || bpc > 16) return {Errc::unsupported, "adm: bit depth " + std::to_string(bpc) + " is not 8..16"};
+  auto out_of = [](const char* name, double v, double lo, double hi) -> Status {
+    if (v >= lo && v <= hi) return Status::ok();
+    return {Errc::invalid_argument, std::string("adm: ") + name + " " + std::to_string(v) + " is outside [" +
+                                        std::to_string(lo) + ", " + std::to_string(hi) + "]"};
+  };
+  VMAFX_TRY(out_of("adm_enhn_gain_limit", opt.enhn_gain_limit, 1.0, 100.0));
+  VMAFX_TRY(out_of("adm_norm_view_dist", opt.norm_view_dist, 0.75, 24.0));
+  VMAFX_TRY(out_of("adm_ref_display_height", opt.ref_display_height, 1, 4320));
+  VMAFX_TRY(out_of("adm_noise_weight", opt.noise_weight, 0.0, 1500.0));
+  VMAFX_TRY(out_of("adm_dlm_weight", opt.dlm_weight, 0.0, 1.0));
+  VMAFX_TRY(out_of("adm_min_val", opt.min_val, 0.0, 1.0));
+  // libvmaf refuses to extract below 3 picture heights at 1080 lines: its 16-bit scale-0 pipeline would overflow.
+  if (opt.norm_view_dist * opt.ref_display_height < 3.0 * 1080)
+    return {Errc::unsupported, "adm: adm_norm_view_dist * adm_ref_display_height must be at least 3 * 1080"};
+
+  w_ = w;
+  h_ = h;
+  bpc_ = bpc;
+  opt_ = opt;
+  int cw = int(w), ch = int(h);
+  for (int s = 0; s < 4; ++s) {
+    cw = (cw + 1) / 2;
+    ch = (ch + 1) / 2;
+    sw_[s] = cw;
+    sh_[s] = ch;
+    adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, rfactor_[s]);
+    if (s > 0) adm_fixed_factors_scale123(rfactor_[s], fixed_[s]);
+  }
+  // The fixed-point scale-0 factors must fit libvmaf's uint16 (they do whenever the 3 * 1080 limit holds).
+  for (int t = 0; t < 3; ++t) {
+    const double v = rfactor_[0][t] * pow(2, t == 2 ? 23 : 21);
+    if (!(v >= 0 && v < 65536.0)) return {Errc::unsupported, "adm: scale-0 CSF factor does not fit 16 bits"};
+  }
+  adm_fixed_factors_scale0(rfactor_[0], opt.norm_view_dist, opt.ref_display_height, fixed0_);
+
+  ref16_.alloc(sw_[0], sh_[0], true);
+  dis16_.alloc(sw_[0], sh_[0], true);
+  r16_.alloc(sw_[0], sh_[0], false);
+  a16_.alloc(sw_[0], sh_[0], false);
+  csf16_.alloc(sw_[0], sh_[0], false);
+  flt16_.alloc(sw_[0], sh_[0], false);
+  ref32_.alloc(sw_[1], sh_[1], false);
+  dis32_.alloc(sw_[1], sh_[1], false);
+  r32_.alloc(sw_[1], sh_[1], false);
+  a32_.alloc(sw_[1], sh_[1], false);
+  csf32_.alloc(sw_[1], sh_[1], false);
+  flt32_.alloc(sw_[1], sh_[1], false);
+  for (int k = 0; k < 2; ++k) {
+    ref_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
+    dis_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
+  }
+  tmp16_.assign(2 * size_t(w), 0);
+  tmp32_.assign(2 * size_t(sw_[0]), 0);
+  ready_ = true;
+  return Status::ok();
+}
+
+namespace {
+
+Status check_plane(const Plane& p, uint32_t w, uint32_t h, unsigned bpc, const char* which) {
+  const std::string name = std::string("adm: ") + which + " plane";
+  if (!p.data) return {Errc::invalid_argument, name + " has no data"};
+  if (p.w != w || p.h != h)
+    return {Errc::unsupported, name + " is " + std::to_string(p.w) + "x" + std::to_string(p.h) + ", initialised for " +
+                                   std::to_string(w) + "x" + std::to_string(h)};
+  if (p.bpc != bpc)
+    return {Errc::unsupported,
+            name + " has " + std::to_string(p.bpc) + " bits, initialised for " + std::to_string(bpc)};
+  if (p.bytes == 1) {
+    if (bpc != 8 || p.shift != 0) return {Errc::unsupported, name + ": 1-byte samples must be 8-bit, unshifted"};
+  } else if (p.bytes == 2) {
+    if (p.shift + bpc > 16) return {Errc::unsupported, name + ": shift " + std::to_string(p.shift) + " + depth > 16"};
+  } else {
+    return {Errc::unsupported, name + ": " + std::to_string(p.bytes) + "-byte samples"};
+  }
+  if (p.step < 1) return {Errc::invalid_argument, name + ": sample step 0"};
+  const ptrdiff_t row_bytes = (ptrdiff_t(w - 1) * p.step + 1) * p.bytes;
+  if (p.stride < row_bytes)
+    return {Errc::invalid_argument, name + ": stride " + std::to_string(p.stride) + " does not hold a row of " +
+                                        std::to_string(row_bytes) + " bytes"};
+  return Status::ok();
+}
+
+}  // namespace
+
+Status Adm::compute(const Plane& ref, const Plane& dist, AdmScores* out) {
+  if (!ready_) return {Errc::invalid_argument, "adm: compute before a successful init"};
+  if (!out) return {Errc::invalid_argument, "adm: no output"};
+  VMAFX_TRY(check_plane(ref, w_, h_, bpc_, "reference"));
+  VMAFX_TRY(check_plane(dist, w_, h_, bpc_, "distorted"));
+
+  float num[4] = {0, 0, 0, 0}, den[4] = {0, 0, 0, 0}, aim[4] = {0, 0, 0, 0};
+
+  // Scale 0: int16 bands.
+  adm_dwt_scale0(ref, ref16_.bands, tmp16_.data());
+  adm_dwt_scale0(dist, dis16_.bands, tmp16_.data());
+  {
+    const int w = sw_[0], h = sh_[0];
+    if (opt_.skip_scale0) {
+      den[0] = 1e-10f;
+    } else {
+      adm_decouple_scale0(ref16_.bands, dis16_.bands, w, h, opt_.enhn_gain_limit, r16_.bands, a16_.bands);
+      den[0] = adm_den_finish(adm_den_sums_scale0(ref16_.bands, w, h), w, h, 0, rfactor_[0], opt_.noise_weight);
+      adm_csf_scale0(a16_.bands, w, h, fixed0_, csf16_.bands, flt16_.bands);
+      num[0] = adm_cm_finish(adm_cm_sums_scale0(r16_.bands, csf16_.bands, flt16_.bands, w, h, fixed0_), w, h, 0,
+                             opt_.noise_weight);
+      if (!opt_.skip_aim) {
+        adm_csf_scale0(r16_.bands, w, h, fixed0_, csf16_.bands, flt16_.bands);
+        aim[0] = adm_cm_finish(adm_cm_sums_scale0(a16_.bands, csf16_.bands, flt16_.bands, w, h, fixed0_), w, h, 0,
+                               0.0);
+      }
+    }
+  }
+
+  // Scales 1..3: int32 bands; band a alternates between two buffers.
+  for (int s = 1; s < 4; ++s) {
+    const int in_w = sw_[s - 1], in_h = sh_[s - 1];
+    const int w = sw_[s], h = sh_[s];
+    AdmBands<int32_t> rb = ref32_.bands, db = dis32_.bands;
+    rb.a = ref_a32_[(s - 1) % 2].data();
+    db.a = dis_a32_[(s - 1) % 2].data();
+    rb.stride = db.stride = w;
+    if (s == 1) {
+      adm_dwt_scale123(ref16_.bands.a, ref16_.bands.stride, in_w, in_h, s, rb, tmp32_.data());
+      adm_dwt_scale123(dis16_.bands.a, dis16_.bands.stride, in_w, in_h, s, db, tmp32_.data());
+    } else {
+      adm_dwt_scale123(ref_a32_[s % 2].data(), in_w, in_w, in_h, s, rb, tmp32_.data());
+      adm_dwt_scale123(dis_a32_[s % 2].data(), in_w, in_w, in_h, s, db, tmp32_.data());
+    }
+    AdmBands<int32_t> r = r32_.bands, a = a32_.bands, csf = csf32_.bands, flt = flt32_.bands;
+    r.stride = a.stride = csf.stride = flt.stride = w;
+    adm_decouple_scale123(rb, db, w, h, opt_.enhn_gain_limit, r, a);
+    den[s] = adm_den_finish(adm_den_sums_scale123(rb, w, h, s), w, h, s, rfactor_[s], opt_.noise_weight);
+    adm_csf_scale123(a, w, h, fixed_[s], csf, flt);
+    num[s] = adm_cm_finish(adm_cm_sums_scale123(r, csf, flt, w, h, fixed_[s]), w, h, s, opt_.noise_weight);
+    if (!opt_.skip_aim) {
+      adm_csf_scale123(r, w, h, fixed_[s], csf, flt);
+      aim[s] = adm_cm_finish(adm_cm_sums_scale123(a, csf, flt, w, h, fixed_[s]), w, h, s, 0.0);
+    }
+  }
+
+  *out = adm_combine(num, den, aim, w_, h_, opt_);
+  return Status::ok();
+}
+
+}  // namespace vmafx::cpu
