@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The four layouts of libvmaf's output.c, reproduced from its format strings: spacing, separators, the number rule
+// and the pooling over [0, pic_cnt) are the same, so tools written for libvmaf's files read these unchanged. Numbers
+// are formatted with std::to_chars, which is printf in the "C" locale whatever the process locale is.
+#include "vmafx/output.h"
+
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ostream>
+
+namespace vmafx {
+
+namespace {
+
+std::string fixed(double v, int precision) {
+  char buf[400];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, precision);
+  if (r.ec != std::errc()) return "nan";
+  return std::string(buf, r.ptr);
+}
+
+// Zeros between the decimal point and the first nonzero digit of the fractional part, counted the way libvmaf does
+// (by multiplying by ten). Beyond int range libvmaf's (int) cast yields INT_MIN on x86, which counts as 0.
+int leading_zeros(double x) {
+  if (x < 0) x = std::fabs(x);
+  if (!(x < 2147483648.0)) return 0;
+  const int int_part = int(x);
+  double frac = x - int_part;
+  int n = 0;
+  while (frac < 1.0 && frac != 0) {
+    frac *= 10;
+    n++;
+  }
+  return n;
+}
+
+// "%.6f", or "%.16f" when more than six zeros follow the decimal point.
+std::string number(double v) { return fixed(v, leading_zeros(v) <= 6 ? 6 : 16); }
+
+bool is_finite(double v) { return std::isfinite(v); }
+
+struct Pooled {
+  bool ok = false;
+  double min = 0, max = 0, mean = 0, harmonic_mean = 0;
+};
+
+// libvmaf's vmaf_feature_score_pooled over [0, frame_count - 1]: every scored frame must hold a value, or the
+// column has no pooled values.
+Pooled pool(const Collector& c, size_t col, uint64_t frame_count) {
+  Pooled p;
+  if (frame_count == 0) return p;
+  unsigned pic_cnt = 0;
+  double min = 0., max = 0., sum = 0., i_sum = 0.;
+  for (uint64_t i = 0; i < frame_count; i++) {
+    if (!c.is_scored(i)) continue;
+    pic_cnt++;
+    double s;
+    if (!c.get(i, col, &s)) return p;
+    sum += s;
+    i_sum += 1. / (s + 1.);
+    if (i == 0 || s < min) min = s;
+    if (i == 0 || s > max) max = s;
+  }
+  p.ok = true;
+  p.min = min;
+  p.max = max;
+  p.mean = sum / pic_cnt;
+  p.harmonic_mean = pic_cnt / i_sum - 1.0;
+  return p;
+}
+
+bool has_any(const Collector& c, uint64_t frame) {
+  for (size_t j = 0; j < c.columns(); j++)
+    if (c.has(frame, j)) return true;
+  return false;
+}
+
+uint64_t pic_count(const Collector& c, const ResultsInfo& info) {
+  return info.frame_count ? info.frame_count : c.frames();
+}
+
+void write_xml(const Collector& c, const ResultsInfo& info, std::string& o) {
+  o += "<VMAF version=\"" + info.version + "\">\n";
+  o += "  <params qualityWidth=\"" + std::to_string(info.width) + "\" qualityHeight=\"" +
+       std::to_string(info.height) + "\" />\n";
+  o += "  <fyi fps=\"" + fixed(info.fps, 2) + "\" />\n";
+  o += "  <frames>\n";
+  for (uint64_t i = 0; i < c.frames(); i++) {
+    if (!c.is_scored(i) || !has_any(c, i)) continue;
+    o += "    <frame frameNum=\"" + std::to_string(i) + "\" ";
+    for (size_t j = 0; j < c.columns(); j++) {
+      double v;
+      if (!c.get(i, j, &v)) continue;
+      o += c.name(j) + "=\"" + number(v) + "\" ";
+    }
+    o += "/>\n";
+  }
+  o += "  </frames>\n";
+  o += "  <pooled_metrics>\n";
+  const uint64_t n = pic_count(c, info);
+  for (size_t j = 0; j < c.columns(); j++) {
+    o += "    <metric name=\"" + c.name(j) + "\" ";
+    const Pooled p = pool(c, j, n);
+    if (p.ok) {
+      o += "min=\"" + number(p.min) + "\" ";
+      o += "max=\"" + number(p.max) + "\" ";
+      o += "mean=\"" + number(p.mean) + "\" ";
+      o += "harmonic_mean=\"" + number(p.harmonic_mean) + "\" ";
+    }
+    o += "/>\n";
+  }
+  o += "  </pooled_metrics>\n";
+  o += "  <aggregate_metrics ";
+  for (const auto& [name, v] : info.aggregate) o += name + "=\"" + number(v) + "\" ";
+  o += "/>\n";
+  o += "</VMAF>\n";
+}
+
+void write_json(const Collector& c, const ResultsInfo& info, std::string& o) {
+  o += "{\n";
+  o += "  \"version\": \"" + info.version + "\",\n";
+  o += is_finite(info.fps) ? "  \"fps\": " + fixed(info.fps, 2) + ",\n" : "  \"fps\": null,\n";
+  o += "  \"frames\": [";
+  unsigned n_frames = 0;
+  for (uint64_t i = 0; i < c.frames(); i++) {
+    if (!c.is_scored(i)) continue;
+    unsigned cnt = 0;
+    for (size_t j = 0; j < c.columns(); j++) cnt += c.has(i, j) ? 1 : 0;
+    if (!cnt) continue;
+    // libvmaf keys the separator on the frame number; keyed on frames written it is the same whenever frame 0 has
+    // scores, and stays valid JSON when it has none.
+    o += n_frames > 0 ? ",\n" : "\n";
+    o += "    {\n";
+    o += "      \"frameNum\": " + std::to_string(i) + ",\n";
+    o += "      \"metrics\": {\n";
+    unsigned cnt2 = 0;
+    for (size_t j = 0; j < c.columns(); j++) {
+      double v;
+      if (!c.get(i, j, &v)) continue;
+      cnt2++;
+      const char* sep = cnt2 < cnt ? "," : "";
+      if (is_finite(v))
+        o += "        \"" + c.name(j) + "\": " + number(v) + sep + "\n";
+      else
+        o += "        \"" + c.name(j) + "\": null" + sep;  // libvmaf ends this line without a newline
+    }
+    o += "      }\n";
+    o += "    }";
+    n_frames++;
+  }
+  o += "\n  ],\n";
+
+  o += "  \"pooled_metrics\": {";
+  const uint64_t n = pic_count(c, info);
+  for (size_t j = 0; j < c.columns(); j++) {
+    o += j > 0 ? ",\n" : "\n";
+    o += "    \"" + c.name(j) + "\": {";
+    const Pooled p = pool(c, j, n);
+    if (p.ok) {
+      const std::pair<const char*, double> stats[] = {
+          {"min", p.min}, {"max", p.max}, {"mean", p.mean}, {"harmonic_mean", p.harmonic_mean}};
+      bool first = true;
+      for (const auto& [key, v] : stats) {
+        o += first ? "\n" : ",\n";
+        first = false;
+        o += std::string("      \"") + key + "\": " + (is_finite(v) ? number(v) : std::string("null"));
+      }
+    }
+    o += "\n";
+    o += "    }";
+  }
+  o += "\n  },\n";
+
+  o += "  \"aggregate_metrics\": {";
+  for (size_t i = 0; i < info.aggregate.size(); i++) {
+    const auto& [name, v] = info.aggregate[i];
+    o += "\n    \"" + name + "\": " + (is_finite(v) ? number(v) : std::string("null"));
+    o += i + 1 < info.aggregate.size() ? "," : "";
+  }
+  o += "\n  }\n";
+  o += "}\n";
+}
+
+void write_csv(const Collector& c, std::string& o) {
+  o += "Frame,";
+  for (size_t j = 0; j < c.columns(); j++) o += c.name(j) + ",";
+  o += "\n";
+  for (uint64_t i = 0; i < c.frames(); i++) {
+    if (!c.is_scored(i) || !has_any(c, i)) continue;
+    o += std::to_string(i) + ",";
+    for (size_t j = 0; j < c.columns(); j++) {
+      double v;
+      if (c.get(i, j, &v)) o += number(v) + ",";  // like libvmaf, a missing value leaves no empty cell
+    }
+    o += "\n";
+  }
+}
+
+void write_sub(const Collector& c, std::string& o) {
+  for (uint64_t i = 0; i < c.frames(); i++) {
+    if (!c.is_scored(i) || !has_any(c, i)) continue;
+    const std::string f = std::to_string(i);
+    o += "{" + f + "}{" + std::to_string(i + 1) + "}frame: " + f + "|";
+    for (size_t j = 0; j < c.columns(); j++) {
+      double v;
+      if (c.get(i, j, &v)) o += c.name(j) + ": " + number(v) + "|";
+    }
+    o += "\n";
+  }
+}
+
+Status render(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, std::string* out) {
+  out->clear();
+  switch (fmt) {
+    case ResultsFormat::xml: write_xml(c, info, *out); return Status::ok();
+    case ResultsFormat::json: write_json(c, info, *out); return Status::ok();
+    case ResultsFormat::csv: write_csv(c, *out); return Status::ok();
+    case ResultsFormat::sub: write_sub(c, *out); return Status::ok();
+    case ResultsFormat::none: break;
+  }
+  return {Errc::invalid_argument, "results format 'none' has nothing to write"};
+}
+
+}  // namespace
+
+bool parse_results_format(const std::string& s, ResultsFormat* out) {
+  std::string l;
+  for (char ch : s) l += char(std::tolower(static_cast<unsigned char>(ch)));
+  if (l == "none") *out = ResultsFormat::none;
+  else if (l == "xml") *out = ResultsFormat::xml;
+  else if (l == "json") *out = ResultsFormat::json;
+  else if (l == "csv") *out = ResultsFormat::csv;
+  else if (l == "sub") *out = ResultsFormat::sub;
+  else return false;
+  return true;
+}
+
+const char* results_format_name(ResultsFormat f) {
+  switch (f) {
+    case ResultsFormat::none: return "none";
+    case ResultsFormat::xml: return "xml";
+    case ResultsFormat::json: return "json";
+    case ResultsFormat::csv: return "csv";
+    case ResultsFormat::sub: return "sub";
+  }
+  return "?";
+}
+
+Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, std::ostream& os) {
+  std::string text;
+  VMAFX_TRY(render(c, fmt, info, &text));
+  os.write(text.data(), std::streamsize(text.size()));
+  os.flush();
+  if (!os) return {Errc::io_error, "writing the results stream failed"};
+  return Status::ok();
+}
+
+Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, const std::string& path) {
+  std::string text;
+  VMAFX_TRY(render(c, fmt, info, &text));
+  errno = 0;
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) return {Errc::io_error, "cannot open results file " + path + ": " + std::strerror(errno)};
+  const size_t n = std::fwrite(text.data(), 1, text.size(), f);
+  int err = n != text.size() ? (errno ? errno : EIO) : 0;
+  if (std::fclose(f) != 0 && !err) err = errno ? errno : EIO;
+  if (err) return {Errc::io_error, "writing results file " + path + " failed: " + std::strerror(err)};
+  return Status::ok();
+}
+
+}  // namespace vmafx

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Results files against libvmaf's own writers: the scratch libvmaf CLI's files for pair c and libvmaf's writers on
+// crafted values (tests/data/output/README.md says how each was made), byte for byte once the same doubles are in
+// the collector; the JSON parses back to the numbers written; a path that cannot be written fails cleanly.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "support.h"
+#include "vmafx/output.h"
+
+using nlohmann::json;
+using vmafx::Collector;
+using vmafx::Errc;
+using vmafx::ResultsFormat;
+using vmafx::ResultsInfo;
+using vmafx::Status;
+
+namespace {
+
+std::string data_dir() { return vmafx::test::project_data_dir() + "/output"; }
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  EXPECT_TRUE(f.good()) << "cannot open " << path;
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+double value_of(const json& v) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (s == "inf") return std::numeric_limits<double>::infinity();
+    if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  }
+  return v.get<double>();
+}
+
+// The doubles libvmaf's collector held (dumped by the reference run), in its column order; null: not written.
+uint64_t fill_from_values(const std::string& path, Collector* c) {
+  const json d = json::parse(read_text(path));
+  for (const auto& col : d.at("columns")) {
+    const size_t k = c->add_column(col.at("name").get<std::string>());
+    const auto& v = col.at("values");
+    for (size_t i = 0; i < v.size(); i++)
+      if (!v[i].is_null()) c->set(i, k, value_of(v[i]));
+  }
+  return d.at("frames").get<uint64_t>();
+}
+
+// The fps a libvmaf file carries (CPU-time based, so it is taken from the file rather than reproduced).
+double fps_of(const std::string& text) {
+  std::smatch m;
+  if (std::regex_search(text, m, std::regex("\"fps\": ([0-9.]+|null)")) ||
+      std::regex_search(text, m, std::regex("fps=\"([0-9.]+)\"")))
+    return m[1] == "null" ? std::numeric_limits<double>::quiet_NaN() : std::stod(m[1]);
+  return 0;
+}
+
+// libvmaf's aggregate_metrics as printed (only psnr's apsnr fills them; the value is passed back in).
+std::vector<std::pair<std::string, double>> aggregate_of(const std::string& json_text) {
+  std::vector<std::pair<std::string, double>> v;
+  const nlohmann::ordered_json j = nlohmann::ordered_json::parse(json_text);
+  for (auto it = j.at("aggregate_metrics").begin(); it != j.at("aggregate_metrics").end(); ++it)
+    v.emplace_back(it.key(), it.value().get<double>());
+  return v;
+}
+
+std::string render(const Collector& c, ResultsFormat f, const ResultsInfo& info) {
+  std::ostringstream os;
+  Status s = vmafx::write_results(c, f, info, os);
+  EXPECT_TRUE(s.is_ok()) << s.to_string();
+  return os.str();
+}
+
+// Equal texts, or the first differing line.
+void expect_same_text(const std::string& ours, const std::string& theirs, const std::string& what) {
+  if (ours == theirs) return;
+  std::istringstream a(ours), b(theirs);
+  std::string la, lb;
+  for (int line = 1;; line++) {
+    const bool ea = !std::getline(a, la), eb = !std::getline(b, lb);
+    if (ea || eb || la != lb) {
+      ADD_FAILURE() << what << ": first difference at line " << line << "\n  ours:    " << (ea ? "<end>" : la)
+                    << "\n  libvmaf: " << (eb ? "<end>" : lb);
+      return;
+    }
+  }
+}
+
+struct Reference {
+  std::string stem;    // tests/data/output/<stem>.<ext> and <stem>.values.json
+  unsigned subsample;
+  uint32_t width, height;
+  std::vector<std::string> formats;
+  bool has_aggregate;
+};
+
+void check_reference(const Reference& r) {
+  Collector c;
+  const uint64_t frames = fill_from_values(data_dir() + "/" + r.stem + ".values.json", &c);
+  c.set_subsample(r.subsample);
+  for (const auto& ext : r.formats) {
+    const std::string want = read_text(data_dir() + "/" + r.stem + "." + ext);
+    ResultsFormat f;
+    ASSERT_TRUE(vmafx::parse_results_format(ext, &f));
+    ResultsInfo info;
+    info.width = r.width;
+    info.height = r.height;
+    info.fps = fps_of(want);
+    info.frame_count = frames;
+    if (r.has_aggregate) info.aggregate = aggregate_of(read_text(data_dir() + "/" + r.stem + ".json"));
+    expect_same_text(render(c, f, info), want, r.stem + "." + ext);
+  }
+}
+
+}  // namespace
+
+TEST(Output, ParsesFormatNames) {
+  ResultsFormat f;
+  for (auto [name, want] : {std::pair{"xml", ResultsFormat::xml}, std::pair{"JSON", ResultsFormat::json},
+                            std::pair{"csv", ResultsFormat::csv}, std::pair{"Sub", ResultsFormat::sub},
+                            std::pair{"none", ResultsFormat::none}}) {
+    ASSERT_TRUE(vmafx::parse_results_format(name, &f)) << name;
+    EXPECT_EQ(f, want) << name;
+  }
+  EXPECT_FALSE(vmafx::parse_results_format("yaml", &f));
+  EXPECT_FALSE(vmafx::parse_results_format("", &f));
+  EXPECT_STREQ(vmafx::results_format_name(ResultsFormat::csv), "csv");
+}
+
+// The patched scratch CLI on pair c (default model, psnr, float_ssim, float_ms_ssim, cambi), all four formats.
+TEST(Output, MatchesLibvmafCliOnPairC) {
+  check_reference({"c_blurnoise_v061", 1, 321, 241, {"json", "xml", "csv", "sub"}, false});
+}
+
+// The same with --subsample 2: odd frames are left out of every format and of pooling, although the collector holds
+// motion and psnr values for them.
+TEST(Output, MatchesLibvmafCliWithSubsample) {
+  check_reference({"c_blurnoise_v061_sub2", 2, 321, 241, {"json", "xml", "csv", "sub"}, false});
+}
+
+// libvmaf's writers on crafted columns: values needing "%.16f" (tiny, -1.0000001), NaN and infinities (null in JSON,
+// a line without newline), a column missing a frame (no pooled values; CSV cells shift), numbers past int range,
+// -0.0, and aggregate metrics (psnr apsnr). With and without subsample.
+TEST(Output, MatchesLibvmafOnEdgeValues) {
+  check_reference({"edge_sub1", 1, 16, 16, {"json", "xml", "csv", "sub"}, true});
+  check_reference({"edge_sub2", 2, 16, 16, {"json", "xml", "csv", "sub"}, true});
+}
+
+// Filled from the oracle JSON itself (values as printed, 6 decimals): the JSON written parses back to the same
+// per-frame numbers exactly (a 6-decimal value printed with %.6f is the same text), and pooled values are the
+// oracle's within 1e-6 (the inputs carry up to 5e-7 rounding each, the oracle's own print another 5e-7).
+TEST(Output, JsonParsesBackToTheOracle) {
+  for (const auto& pair : vmafx::test::public_pairs()) {
+    const std::string path = pair.oracle_path("vmaf_v0.6.1");
+    vmafx::test::Oracle o;
+    ASSERT_TRUE(vmafx::test::load_oracle(path, &o).is_ok()) << path;
+    const json src = json::parse(read_text(path));
+    Collector c;
+    for (auto it = src.at("frames")[0].at("metrics").begin(); it != src.at("frames")[0].at("metrics").end(); ++it)
+      c.add_column(it.key());
+    for (size_t f = 0; f < o.frames.size(); f++)
+      for (const auto& [name, v] : o.frames[f]) c.set(o.frame_num[f], size_t(c.find(name)), v);
+    ResultsInfo info;
+    info.width = pair.width;
+    info.height = pair.height;
+    info.fps = 25;
+    const json back = json::parse(render(c, ResultsFormat::json, info));
+    EXPECT_EQ(back.at("version"), "3.2.0");
+    ASSERT_EQ(back.at("frames").size(), o.frames.size());
+    for (size_t f = 0; f < o.frames.size(); f++) {
+      EXPECT_EQ(back.at("frames")[f].at("frameNum").get<unsigned>(), o.frame_num[f]);
+      for (const auto& [name, v] : o.frames[f]) EXPECT_EQ(back.at("frames")[f].at("metrics").at(name).get<double>(), v);
+    }
+    double max_pool = 0;
+    for (const auto& [name, stats] : o.pooled)
+      for (const auto& [key, v] : stats) {
+        const double d = std::fabs(back.at("pooled_metrics").at(name).at(key).get<double>() - v);
+        max_pool = std::max(max_pool, d);
+        EXPECT_LE(d, 1e-6 + 1e-12) << path << " " << name << " " << key;  // one unit in the 6th decimal
+      }
+    std::printf("%s: pooled max |ours - oracle| = %.2g\n", pair.distorted.c_str(), max_pool);
+  }
+}
+
+TEST(Output, JsonStaysValidWithoutFrameZero) {
+  Collector c;
+  const size_t k = c.add_column("vmaf");
+  c.set(1, k, 50);
+  c.set(2, k, 70);
+  const json back = json::parse(render(c, ResultsFormat::json, {}));
+  ASSERT_EQ(back.at("frames").size(), 2u);
+  EXPECT_EQ(back.at("frames")[0].at("frameNum"), 1);
+  EXPECT_TRUE(back.at("pooled_metrics").at("vmaf").empty()) << "frame 0 has no vmaf, so libvmaf pools nothing";
+  EXPECT_TRUE(json::parse(render(Collector(), ResultsFormat::json, {})).at("frames").empty());
+}
+
+TEST(Output, UnwritablePathFails) {
+  Collector c;
+  c.set(0, c.add_column("vmaf"), 1.0);
+  const std::string missing_dir = "/nonexistent-vmafx-dir/results.json";
+  Status s = vmafx::write_results(c, ResultsFormat::json, {}, missing_dir);
+  EXPECT_EQ(s.code(), Errc::io_error);
+  EXPECT_NE(s.message().find(missing_dir), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("No such file or directory"), std::string::npos) << s.message();
+
+  s = vmafx::write_results(c, ResultsFormat::xml, {}, "/tmp");
+  EXPECT_EQ(s.code(), Errc::io_error);
+  EXPECT_NE(s.message().find("Is a directory"), std::string::npos) << s.message();
+
+  s = vmafx::write_results(c, ResultsFormat::csv, {}, "/dev/full");
+  EXPECT_EQ(s.code(), Errc::io_error) << "a full device must not pass silently";
+  EXPECT_NE(s.message().find("No space left"), std::string::npos) << s.message();
+
+  std::ostringstream bad;
+  bad.setstate(std::ios::badbit);
+  EXPECT_EQ(vmafx::write_results(c, ResultsFormat::sub, {}, bad).code(), Errc::io_error);
+  std::ostringstream os;
+  EXPECT_EQ(vmafx::write_results(c, ResultsFormat::none, {}, os).code(), Errc::invalid_argument);
+}
+
+TEST(Output, WritesAFile) {
+  Collector c;
+  const size_t k = c.add_column("vmaf");
+  for (int i = 0; i < 3; i++) c.set(i, k, 90 + i);
+  char tmpl[] = "/tmp/vmafx_test_output_XXXXXX";
+  const int fd = mkstemp(tmpl);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  ASSERT_TRUE(vmafx::write_results(c, ResultsFormat::csv, {}, tmpl).is_ok());
+  EXPECT_EQ(read_text(tmpl), "Frame,vmaf,\n0,90.000000,\n1,91.000000,\n2,92.000000,\n");
+  std::remove(tmpl);
+}
