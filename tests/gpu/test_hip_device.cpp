@@ -5,6 +5,7 @@
 // Skips (exit 77) without a device.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -302,6 +303,35 @@ TEST(HipDevice, CompilesAtRunTimeAndCachesTheImage) {
   EXPECT_EQ(std::system(cleanup.c_str()), 0);
 }
 
+// An fd that is not exportable device memory is refused as unsupported, naming the runtime's answer, and leaves the
+// device usable (NVIDIA cannot import dma-bufs as opaque fds at all; AMD can).
+TEST(HipDevice, RefusedImportDoesNotPoisonTheDevice) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  ExternalMemory m;
+  EXPECT_EQ(ExternalMemory::import_fd(dev, 3, 4096, 4000, 200, &m).code(), Errc::out_of_range);
+  const int fd = memfd_create("vmafx-not-gpu-memory", 0);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 1 << 20), 0);
+  Status s = ExternalMemory::import_fd(dev, fd, 1 << 20, 0, 1 << 20, &m);
+  std::printf("import of a memfd: %s\n", s.to_string().c_str());
+  if (s) {
+    EXPECT_NE(m.data(), nullptr);
+    m.reset();
+  } else {
+    EXPECT_EQ(s.code(), Errc::unsupported);
+    EXPECT_NE(s.message().find(dev->api().external_memory_import_fd.symbol), std::string::npos) << s.message();
+  }
+  close(fd);
+  EXPECT_TRUE(dev->status().is_ok());
+  std::vector<uint8_t> v(4096, 3), back(4096, 0);
+  DeviceBuffer b;
+  ASSERT_OK(DeviceBuffer::create(dev, v.size(), &b));
+  ASSERT_OK(dev->copy_async(CopyKind::host_to_device, b.data(), v.data(), v.size()));
+  ASSERT_OK(dev->copy_async(CopyKind::device_to_host, back.data(), b.data(), v.size()));
+  ASSERT_OK(dev->synchronize());
+  EXPECT_EQ(back, v);
+}
+
 // Runs last in this file: it poisons the Device it holds, then drops it; a later Device::get starts afresh.
 TEST(HipDevice, ZZRuntimeFailureIsStickyAndNamed) {
   std::string first_message;
@@ -313,7 +343,9 @@ TEST(HipDevice, ZZRuntimeFailureIsStickyAndNamed) {
     ASSERT_OK(m.function("psnr_sse_kernel", &k));
     // 4096 threads per block exceeds every GPU's limit: the launch is refused on the spot, without harming the
     // context (no memory is touched).
-    void* args[11] = {};
+    uint64_t values[11] = {};
+    void* args[11];
+    for (int i = 0; i < 11; ++i) args[i] = &values[i];
     Status s = dev->launch(k, Dim3{1, 1, 1}, Dim3{4096, 1, 1}, 0, args);
     ASSERT_EQ(s.code(), Errc::device_error) << s.to_string();
     std::printf("refused launch: %s\n", s.message().c_str());
