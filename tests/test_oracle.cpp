@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The engine end to end against libvmaf's own JSON: every public pair, every model file given, subsample 2,
+// 1 and 2 threads; per-frame and pooled values within the tolerances of tests/tolerances.h.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "support.h"
+#include "tolerances.h"
+#include "vmafx/scorer.h"
+
+namespace vmafx::test {
+namespace {
+
+struct Case {
+  Pair pair;
+  std::string model;        // model version
+  std::string oracle;       // oracle file suffix
+  unsigned subsample = 1;
+  unsigned threads = 0;
+  std::string name() const {
+    std::string n = pair.prefix + "_" + pair.distorted + "_" + oracle + "_t" + std::to_string(threads);
+    for (auto& c : n)
+      if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+    return n;
+  }
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> v;
+  for (const auto& p : public_pairs()) {
+    for (unsigned t : {0u, 2u}) v.push_back({p, "vmaf_v0.6.1", "vmaf_v0.6.1", 1, t});
+    if (p.prefix == "a_576x324_8b") {
+      v.push_back({p, "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1", 1, 0});
+      v.push_back({p, "vmaf_v0.6.1neg", "vmaf_v0.6.1neg", 1, 2});
+      v.push_back({p, "vmaf_v0.6.1", "vmaf_v0.6.1.subsample2", 2, 0});
+      v.push_back({p, "vmaf_v0.6.1", "vmaf_v0.6.1.subsample2", 2, 2});
+    }
+  }
+  return v;
+}
+
+// Scores a pair with the engine; returns every frame and the scorer for pooling.
+void score_pair(const Case& c, const Oracle& oracle, bool extra_features) {
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", c.pair.bpc, &fmt).is_ok());
+  YuvClip ref, dist;
+  ASSERT_TRUE(ref.open(c.pair.ref_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.ref_path();
+  ASSERT_TRUE(dist.open(c.pair.dist_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.dist_path();
+
+  ScorerConfig cfg;
+  cfg.model = c.model;
+  cfg.subsample = c.subsample;
+  cfg.threads = c.threads;
+  if (extra_features) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
+  VideoGeometry g{c.pair.width, c.pair.height, uint8_t(c.pair.bpc), Chroma::k420};
+  std::unique_ptr<Scorer> scorer;
+  Status s = Scorer::create(cfg, g, &scorer);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+
+  std::vector<FrameScore> got;
+  for (size_t i = 0; i < ref.frames(); i++) {
+    s = scorer->submit(ref.frame(i), dist.frame(i), int64_t(i) * 40, i, {});
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    FrameScore fs;
+    while (scorer->next(&fs)) got.push_back(fs);
+  }
+  s = scorer->flush();
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  FrameScore fs;
+  while (scorer->next(&fs)) got.push_back(fs);
+
+  const auto& names = scorer->score_names();
+  ASSERT_EQ(got.size(), oracle.frames.size()) << "number of scored frames";
+  size_t compared = 0;
+  for (size_t k = 0; k < got.size(); k++) {
+    EXPECT_EQ(got[k].index, oracle.frame_num[k]);
+    EXPECT_EQ(got[k].timestamp, int64_t(got[k].index) * 40) << "timestamp carried with its frame";
+    for (const auto& [metric, want] : oracle.frames[k]) {
+      if (metric == "cambi") continue;  // not provided by vmafx
+      const double have = got[k].get(metric, names);
+      ASSERT_FALSE(std::isnan(have)) << metric << " missing at frame " << oracle.frame_num[k];
+      EXPECT_NEAR(have, want, tolerance_for(metric)) << metric << " frame " << oracle.frame_num[k];
+      compared++;
+    }
+  }
+  EXPECT_GT(compared, got.size() * 10);
+  // Pooled: min/max/mean/harmonic mean of every metric libvmaf pooled.
+  const Collector& col = scorer->collector();
+  for (const auto& [metric, stats] : oracle.pooled) {
+    if (metric == "cambi") continue;
+    const long ci = col.find(metric);
+    ASSERT_GE(ci, 0) << metric;
+    const PoolStats p = col.pool(size_t(ci));
+    const double tol = tolerance_for(metric);
+    EXPECT_NEAR(p.min, stats.at("min"), tol) << metric << " pooled min";
+    EXPECT_NEAR(p.max, stats.at("max"), tol) << metric << " pooled max";
+    EXPECT_NEAR(p.mean, stats.at("mean"), tol) << metric << " pooled mean";
+    EXPECT_NEAR(p.harmonic_mean, stats.at("harmonic_mean"), tol) << metric << " pooled harmonic mean";
+  }
+}
+
+class OracleTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(OracleTest, MatchesLibvmafJson) {
+  const Case& c = GetParam();
+  const std::string path = c.pair.oracle_path(c.oracle);
+  if (!file_exists(path)) GTEST_SKIP() << "oracle " << path << " not present (../shared/testdata missing)";
+  Oracle oracle;
+  Status s = load_oracle(path, &oracle);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  const bool extra = oracle.frames.front().count("psnr_y") > 0;
+  score_pair(c, oracle, extra);
+}
+
+INSTANTIATE_TEST_SUITE_P(PublicPairs, OracleTest, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name(); });
+
+// The shipped sample pair against libvmaf's scores in tests/data (runs without ../shared): the default model with the
+// extra features, and the bootstrap model with its members, bagging, stddev and 95 % interval.
+class SampleOracleTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SampleOracleTest, MatchesLibvmafWithoutShared) {
+  const std::string model = GetParam();
+  Oracle oracle;
+  Status s = load_oracle(project_data_dir() + "/sample_320x240_dist." + model + ".json", &oracle);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  const std::string tmp = ::testing::TempDir() + "/vmafx_sample";
+  std::string cmd = "mkdir -p " + tmp + " && gunzip -c " + std::string(VMAFX_SOURCE_DIR) +
+                    "/samples/sample_320x240_ref.yuv.gz > " + tmp + "/ref.yuv && gunzip -c " +
+                    std::string(VMAFX_SOURCE_DIR) + "/samples/sample_320x240_dist.yuv.gz > " + tmp + "/dist.yuv";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+  YuvClip ref, dist;
+  ASSERT_TRUE(ref.open(tmp + "/ref.yuv", 320, 240, fmt).is_ok());
+  ASSERT_TRUE(dist.open(tmp + "/dist.yuv", 320, 240, fmt).is_ok());
+  ScorerConfig cfg;
+  cfg.model = model;
+  if (oracle.frames.front().count("psnr_y")) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
+  std::unique_ptr<Scorer> scorer;
+  s = Scorer::create(cfg, {320, 240, 8, Chroma::k420}, &scorer);
+  ASSERT_TRUE(s.is_ok()) << s.to_string();
+  std::vector<FrameScore> got;
+  FrameScore fs;
+  for (size_t i = 0; i < ref.frames(); i++) {
+    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), i, {}).is_ok());
+    while (scorer->next(&fs)) got.push_back(fs);
+  }
+  ASSERT_TRUE(scorer->flush().is_ok());
+  while (scorer->next(&fs)) got.push_back(fs);
+  ASSERT_EQ(got.size(), oracle.frames.size());
+  for (size_t k = 0; k < got.size(); k++) {
+    EXPECT_EQ(oracle.frames[k].size(), scorer->score_names().size()) << "same columns as libvmaf";
+    for (const auto& [metric, want] : oracle.frames[k])
+      EXPECT_NEAR(got[k].get(metric, scorer->score_names()), want, tolerance_for(metric)) << metric << " " << k;
+  }
+  for (const auto& [metric, stats] : oracle.pooled) {
+    const PoolStats p = scorer->collector().pool(size_t(scorer->collector().find(metric)));
+    EXPECT_NEAR(p.mean, stats.at("mean"), tolerance_for(metric)) << metric;
+    EXPECT_NEAR(p.harmonic_mean, stats.at("harmonic_mean"), tolerance_for(metric)) << metric;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sample, SampleOracleTest, ::testing::Values("vmaf_v0.6.1", "vmaf_b_v0.6.3"));
+
+}  // namespace
+}  // namespace vmafx::test

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// vmafx-score: scores a reference/distorted pair of .yuv or .y4m files with the vmafx engine, with options modelled
+// on libvmaf's `vmaf` tool, and writes libvmaf's results files.
+#include <getopt.h>
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "vmafx/model.h"
+#include "vmafx/output.h"
+#include "vmafx/scorer.h"
+#include "yuv_reader.h"
+
+using namespace vmafx;
+
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: vmafx-score -r REF -d DIST [options]\n\n"
+               " --reference/-r PATH        reference .yuv or .y4m\n"
+               " --distorted/-d PATH        distorted .yuv or .y4m\n"
+               " --width/-w N --height/-h N picture size (raw .yuv)\n"
+               " --pixel_format/-p FMT      420, 422, 444, 400, or a layout: i420 yv12 nv12 nv21 p010 p016\n"
+               " --bitdepth/-b N            8, 10, 12 or 16 (default 8)\n"
+               " --model/-m PARAMS          colon-separated: version=NAME | path=FILE, name=LABEL, disable_clip,\n"
+               "                            enable_transform (default version=vmaf_v0.6.1); a bare NAME or FILE works\n"
+               " --feature NAME             extra feature: psnr, float_ssim, float_ms_ssim (repeatable)\n"
+               " --subsample N              score every N-th frame\n"
+               " --threads N                CPU worker threads\n"
+               " --frame_cnt N              score at most N frames\n"
+               " --frame_skip_ref N         skip the first N reference frames\n"
+               " --frame_skip_dist N        skip the first N distorted frames\n"
+               " --output/-o PATH           results file\n"
+               " --xml | --json | --csv | --sub   results format (default xml, as libvmaf)\n"
+               " --no_prediction/-n         features only, no model\n"
+               " --backend auto|cpu|hip     where features run (default auto)\n"
+               " --vendor auto|amd|nvidia   GPU runtime (default auto)\n"
+               " --device N                 GPU index (default: first usable)\n"
+               " --per-frame                print every frame's scores\n"
+               " --quiet/-q                 print nothing but errors\n"
+               " --version/-v               print the version\n");
+}
+
+int fail(const std::string& msg) {
+  std::fprintf(stderr, "vmafx-score: %s\n", msg.c_str());
+  return 1;
+}
+
+bool parse_uint(const char* s, unsigned long* out) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long v = std::strtoul(s, &end, 10);
+  if (errno || !end || *end || s[0] == '-' || s[0] == 0) return false;
+  *out = v;
+  return true;
+}
+
+// A free list of frame buffers: the scorer returns each buffer through the release callback of its frame.
+class BufferPool {
+ public:
+  explicit BufferPool(size_t size) : size_(size) {}
+  std::unique_ptr<uint8_t[]> get() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (free_.empty()) return std::unique_ptr<uint8_t[]>(new uint8_t[size_]);
+    auto b = std::move(free_.back());
+    free_.pop_back();
+    return b;
+  }
+  void put(std::unique_ptr<uint8_t[]> b) {
+    std::lock_guard<std::mutex> lk(mu_);
+    free_.push_back(std::move(b));
+  }
+
+ private:
+  size_t size_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<uint8_t[]>> free_;
+};
+
+struct Options {
+  std::string ref, dist, output, pix_fmt = "420";
+  unsigned long width = 0, height = 0, bitdepth = 8;
+  std::string model = "vmaf_v0.6.1", model_label;
+  bool disable_clip = false, enable_transform = false, no_prediction = false;
+  std::vector<std::string> features;
+  unsigned long subsample = 1, threads = 0, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
+  ResultsFormat format = ResultsFormat::xml;
+  Backend backend = Backend::auto_select;
+  Vendor vendor = Vendor::auto_select;
+  long device = -1;
+  bool per_frame = false, quiet = false;
+};
+
+// Parses libvmaf's --model syntax.
+bool parse_model(const std::string& arg, Options* o, std::string* err) {
+  size_t pos = 0;
+  while (pos <= arg.size()) {
+    size_t end = arg.find(':', pos);
+    if (end == std::string::npos) end = arg.size();
+    const std::string kv = arg.substr(pos, end - pos);
+    pos = end + 1;
+    if (kv.empty()) continue;
+    const size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    const std::string val = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    if (key == "version" || key == "path") {
+      o->model = val;
+    } else if (key == "name") {
+      o->model_label = val;
+    } else if (key == "disable_clip") {
+      o->disable_clip = val.empty() || val == "true";
+    } else if (key == "enable_transform") {
+      o->enable_transform = val.empty() || val == "true";
+    } else if (eq == std::string::npos) {
+      o->model = key;  // bare version name or path
+    } else {
+      *err = "unsupported model parameter '" + key + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  enum {
+    kXml = 1000, kJson, kCsv, kSub, kFeature, kSubsample, kThreads, kFrameCnt, kSkipRef, kSkipDist, kBackend,
+    kVendor, kDevice, kPerFrame
+  };
+  static const option long_opts[] = {
+      {"reference", required_argument, nullptr, 'r'}, {"distorted", required_argument, nullptr, 'd'},
+      {"width", required_argument, nullptr, 'w'},     {"height", required_argument, nullptr, 'h'},
+      {"pixel_format", required_argument, nullptr, 'p'}, {"bitdepth", required_argument, nullptr, 'b'},
+      {"model", required_argument, nullptr, 'm'},     {"output", required_argument, nullptr, 'o'},
+      {"xml", no_argument, nullptr, kXml},            {"json", no_argument, nullptr, kJson},
+      {"csv", no_argument, nullptr, kCsv},            {"sub", no_argument, nullptr, kSub},
+      {"feature", required_argument, nullptr, kFeature}, {"subsample", required_argument, nullptr, kSubsample},
+      {"threads", required_argument, nullptr, kThreads}, {"frame_cnt", required_argument, nullptr, kFrameCnt},
+      {"frame_skip_ref", required_argument, nullptr, kSkipRef},
+      {"frame_skip_dist", required_argument, nullptr, kSkipDist},
+      {"backend", required_argument, nullptr, kBackend}, {"vendor", required_argument, nullptr, kVendor},
+      {"device", required_argument, nullptr, kDevice}, {"per-frame", no_argument, nullptr, kPerFrame},
+      {"no_prediction", no_argument, nullptr, 'n'},   {"quiet", no_argument, nullptr, 'q'},
+      {"version", no_argument, nullptr, 'v'},         {"help", no_argument, nullptr, 'H'},
+      {nullptr, 0, nullptr, 0}};
+  int c;
+  std::string err;
+  auto need_uint = [&](const char* name, unsigned long* dst) {
+    if (!parse_uint(optarg, dst)) {
+      err = std::string("--") + name + " needs a non-negative integer, got '" + optarg + "'";
+      return false;
+    }
+    return true;
+  };
+  while ((c = getopt_long(argc, argv, "r:d:w:h:p:b:m:o:nqv", long_opts, nullptr)) != -1) {
+    bool ok = true;
+    switch (c) {
+      case 'r': o.ref = optarg; break;
+      case 'd': o.dist = optarg; break;
+      case 'w': ok = need_uint("width", &o.width); break;
+      case 'h': ok = need_uint("height", &o.height); break;
+      case 'p': o.pix_fmt = optarg; break;
+      case 'b': ok = need_uint("bitdepth", &o.bitdepth); break;
+      case 'm': ok = parse_model(optarg, &o, &err); break;
+      case 'o': o.output = optarg; break;
+      case kXml: o.format = ResultsFormat::xml; break;
+      case kJson: o.format = ResultsFormat::json; break;
+      case kCsv: o.format = ResultsFormat::csv; break;
+      case kSub: o.format = ResultsFormat::sub; break;
+      case kFeature: o.features.push_back(optarg); break;
+      case kSubsample: ok = need_uint("subsample", &o.subsample); break;
+      case kThreads: ok = need_uint("threads", &o.threads); break;
+      case kFrameCnt: ok = need_uint("frame_cnt", &o.frame_cnt); break;
+      case kSkipRef: ok = need_uint("frame_skip_ref", &o.skip_ref); break;
+      case kSkipDist: ok = need_uint("frame_skip_dist", &o.skip_dist); break;
+      case kBackend:
+        if (!std::strcmp(optarg, "auto")) o.backend = Backend::auto_select;
+        else if (!std::strcmp(optarg, "cpu")) o.backend = Backend::cpu;
+        else if (!std::strcmp(optarg, "hip")) o.backend = Backend::hip;
+        else { ok = false; err = std::string("--backend must be auto, cpu or hip, not '") + optarg + "'"; }
+        break;
+      case kVendor:
+        if (!std::strcmp(optarg, "auto")) o.vendor = Vendor::auto_select;
+        else if (!std::strcmp(optarg, "amd")) o.vendor = Vendor::amd;
+        else if (!std::strcmp(optarg, "nvidia")) o.vendor = Vendor::nvidia;
+        else { ok = false; err = std::string("--vendor must be auto, amd or nvidia, not '") + optarg + "'"; }
+        break;
+      case kDevice: {
+        unsigned long d;
+        ok = need_uint("device", &d);
+        o.device = long(d);
+        break;
+      }
+      case kPerFrame: o.per_frame = true; break;
+      case 'n': o.no_prediction = true; break;
+      case 'q': o.quiet = true; break;
+      case 'v': std::printf("vmafx-score %s\n", kVersion); return 0;
+      case 'H': usage(stdout); return 0;
+      default: usage(stderr); return 1;
+    }
+    if (!ok) return fail(err);
+  }
+  if (optind < argc) return fail(std::string("unexpected argument '") + argv[optind] + "'");
+  if (o.ref.empty() || o.dist.empty()) {
+    usage(stderr);
+    return fail("--reference and --distorted are required");
+  }
+
+  FormatInfo fmt;
+  if (Status s = parse_pixel_format(o.pix_fmt, unsigned(o.bitdepth), &fmt); !s)
+    return fail(s.message());
+  tools::VideoReader ref, dist;
+  if (Status s = ref.open(o.ref, uint32_t(o.width), uint32_t(o.height), &fmt); !s) return fail(s.message());
+  if (Status s = dist.open(o.dist, uint32_t(o.width), uint32_t(o.height), &fmt); !s) return fail(s.message());
+  if (ref.width() != dist.width() || ref.height() != dist.height())
+    return fail("reference is " + std::to_string(ref.width()) + "x" + std::to_string(ref.height()) +
+                " but distorted is " + std::to_string(dist.width()) + "x" + std::to_string(dist.height()));
+  if (ref.format().bit_depth != dist.format().bit_depth)
+    return fail("reference is " + std::to_string(ref.format().bit_depth) + "-bit but distorted is " +
+                std::to_string(dist.format().bit_depth) + "-bit");
+  if (ref.format().chroma != dist.format().chroma)
+    return fail(std::string("reference chroma is ") + chroma_name(ref.format().chroma) + " but distorted is " +
+                chroma_name(dist.format().chroma));
+  if (Status s = ref.skip(o.skip_ref); !s) return fail(s.message());
+  if (Status s = dist.skip(o.skip_dist); !s) return fail(s.message());
+
+  ScorerConfig cfg;
+  cfg.model = o.no_prediction ? "" : o.model;
+  if (!o.model_label.empty()) cfg.model_name = o.model_label;
+  cfg.disable_clip = o.disable_clip;
+  cfg.enable_transform = o.enable_transform;
+  cfg.conf_interval = true;
+  cfg.features = o.features;
+  cfg.threads = unsigned(o.threads);
+  cfg.subsample = unsigned(o.subsample ? o.subsample : 1);
+  cfg.backend = o.backend;
+  cfg.vendor = o.vendor;
+  cfg.device_id = int(o.device);
+  cfg.on_notice = [&](const std::string& m) {
+    if (!o.quiet) std::fprintf(stderr, "vmafx-score: %s\n", m.c_str());
+  };
+  VideoGeometry g;
+  g.width = ref.width();
+  g.height = ref.height();
+  g.bit_depth = ref.format().bit_depth;
+  g.chroma = ref.format().chroma;
+
+  std::unique_ptr<Scorer> scorer;
+  if (Status s = Scorer::create(cfg, g, &scorer); !s) return fail(s.message());
+  const auto& names = scorer->score_names();
+
+  auto print_frame = [&](const FrameScore& fs) {
+    if (!o.per_frame || o.quiet) return;
+    std::printf("frame %" PRIu64 ":", fs.index);
+    for (size_t i = 0; i < names.size(); i++)
+      if (!std::isnan(fs.values[i])) std::printf(" %s=%.6f", names[i].c_str(), fs.values[i]);
+    std::printf("\n");
+  };
+
+  BufferPool ref_pool(ref.frame_size()), dist_pool(dist.frame_size());
+  uint64_t n = 0;
+  for (;;) {
+    if (o.frame_cnt && n >= o.frame_cnt) break;
+    auto rb = ref_pool.get();
+    auto db = dist_pool.get();
+    bool got_r = false, got_d = false;
+    if (Status s = ref.read(rb.get(), &got_r); !s) return fail(s.message());
+    if (Status s = dist.read(db.get(), &got_d); !s) return fail(s.message());
+    if (!got_r || !got_d) {
+      if (got_r != got_d && !o.quiet)
+        std::fprintf(stderr, "vmafx-score: %s ended before %s; scored %" PRIu64 " frames\n",
+                     (got_r ? o.dist : o.ref).c_str(), (got_r ? o.ref : o.dist).c_str(), n);
+      break;
+    }
+    PictureView rv, dv;
+    if (Status s = make_picture_view(ref.format(), ref.width(), ref.height(), rb.get(), ref.frame_size(),
+                                     ref.layout(), ref.planes(), &rv); !s)
+      return fail(s.message());
+    if (Status s = make_picture_view(dist.format(), dist.width(), dist.height(), db.get(), dist.frame_size(),
+                                     dist.layout(), dist.planes(), &dv); !s)
+      return fail(s.message());
+    uint8_t* rp = rb.release();
+    uint8_t* dp = db.release();
+    Status s = scorer->submit(rv, dv, int64_t(n), n, [&ref_pool, &dist_pool, rp, dp] {
+      ref_pool.put(std::unique_ptr<uint8_t[]>(rp));
+      dist_pool.put(std::unique_ptr<uint8_t[]>(dp));
+    });
+    if (!s) return fail(s.message());
+    n++;
+    FrameScore fs;
+    while (scorer->next(&fs)) print_frame(fs);
+  }
+  if (n == 0) return fail("no frames to score");
+  if (Status s = scorer->flush(); !s) return fail(s.message());
+  FrameScore fs;
+  while (scorer->next(&fs)) print_frame(fs);
+
+  const Collector& col = scorer->collector();
+  if (!o.quiet) {
+    const std::string& ms = scorer->model_score_name();
+    if (!ms.empty()) {
+      const PoolStats p = col.pool(size_t(col.find(ms)));
+      const long lo = col.find(ms + "_ci_p95_lo");
+      if (lo >= 0) {
+        std::printf("%s: %f, ci.p95: [%f, %f], stddev: %f\n", o.model.c_str(),
+                    col.pool(size_t(col.find(ms + "_bagging"))).mean, col.pool(size_t(lo)).mean,
+                    col.pool(size_t(col.find(ms + "_ci_p95_hi"))).mean,
+                    col.pool(size_t(col.find(ms + "_stddev"))).mean);
+      } else {
+        std::printf("%s: %f\n", o.model.c_str(), p.mean);
+      }
+    } else {
+      for (size_t i = 0; i < col.columns(); i++) std::printf("%s: %f\n", col.name(i).c_str(), col.pool(i).mean);
+    }
+  }
+  if (!o.output.empty()) {
+    ResultsInfo info;
+    info.width = g.width;
+    info.height = g.height;
+    info.fps = scorer->fps();
+    if (Status s = write_results(col, o.format, info, o.output); !s) return fail(s.message());
+  }
+  return 0;
+}
