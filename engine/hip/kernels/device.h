@@ -16,12 +16,7 @@
 #include <hip/hip_runtime.h>
 #endif
 
-typedef unsigned char vx_u8;
-typedef unsigned short vx_u16;
-typedef unsigned int vx_u32;
-typedef int vx_i32;
-typedef unsigned long long vx_u64;
-typedef long long vx_i64;
+#include "common.h"
 
 // Kernels are looked up by name in the loaded module: no C++ mangling.
 #define VMAFX_KERNEL extern "C" __global__

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The contract between the HIP frame pipeline (engine/hip/pipeline.*) and each GPU feature (VIF, ADM, motion, PSNR).
+//
+// A frame's planes are on the device once (uploaded once through the pinned ring, or imported: dma-buf, GL), and
+// every feature of that frame reads the same planes (seed rule: one upload per plane per frame, shared by all
+// kernels). Everything is queued on the device's ONE library stream in this order per frame: the uploads, then for
+// each feature its accumulator clears (never before the uploads: seed ADR-1427), its kernels and an asynchronous
+// read-back of its integer sums into pinned host memory of the frame's slot; then one event for the slot. When the
+// event has completed, finish() turns the read-back integers into scores on the host with the CPU reference's own
+// finishing functions, so GPU scores equal the CPU's bit for bit.
+//
+// Buffers are sized at create() for `slots` frames in flight: no allocation, free or device-wide synchronisation per
+// frame.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "hip/device.h"
+#include "hip/psnr_sse.h"  // DevicePlane
+#include "vmafx/status.h"
+
+namespace vmafx::hip {
+
+// One frame's planes in device memory (any pitch; 8-bit bytes or 16-bit words with a shift; chroma may be
+// interleaved, step 2). Chroma planes are present only when a feature of the pipeline reads them (PSNR).
+struct FramePlanes {
+  DevicePlane ref[3];
+  DevicePlane dist[3];
+  unsigned planes = 1;                       // 1 (luma only) or 3
+  const DevicePlane* prev_ref = nullptr;     // the previous frame's reference luma (motion); null on the first frame
+  uint32_t width = 0, height = 0;            // luma size
+  unsigned bpc = 8;
+};
+
+class GpuFeature {
+ public:
+  virtual ~GpuFeature() = default;
+  virtual const char* name() const = 0;
+  // Number of scores finish() writes (the CPU extractor's outputs, same order).
+  virtual size_t output_count() const = 0;
+  // Queues, on the library stream, for the frame in `slot` (0 .. slots-1): clears of this slot's accumulators, the
+  // kernels, and the read-back of the sums into this slot's pinned memory. Never waits on the host.
+  virtual Status enqueue(const FramePlanes& frame, unsigned slot) = 0;
+  // Called once the work queued for `slot` has finished (the pipeline's event). Writes output_count() scores.
+  virtual Status finish(unsigned slot, double* out) = 0;
+};
+
+}  // namespace vmafx::hip
