@@ -378,6 +378,55 @@ TEST(HipVifImpl, TapsAndWidthsAreTheCpuFilters) {
   EXPECT_EQ(VIF_TILE_W % 2, 0);
   EXPECT_EQ(VIF_TILE_H % 2, 0);
   EXPECT_EQ(VIF_THREADS % 64, 0);
+  EXPECT_EQ(VIF_TILE_W % VIF_RUN, 0);
+  // Rows of the vertical results hold the halo and the last run's aligned groups; rows stay 16-byte multiples.
+  auto check_shape = [](int width, int half, int chunks, int in_w, int vert_w) {
+    EXPECT_EQ(half, width / 2);
+    EXPECT_EQ(in_w, VIF_TILE_W + 2 * half);
+    EXPECT_GE(4 * chunks, width + VIF_RUN - 1);
+    EXPECT_GE(vert_w, in_w);
+    EXPECT_GE(vert_w, VIF_TILE_W - VIF_RUN + 4 * chunks);
+    EXPECT_EQ(vert_w % 4, 0);
+  };
+  check_shape(VifShape<0>::kWidth, VifShape<0>::kHalf, VifShape<0>::kChunks, VifShape<0>::kInW, VifShape<0>::kVertW);
+  check_shape(VifShape<1>::kWidth, VifShape<1>::kHalf, VifShape<1>::kChunks, VifShape<1>::kInW, VifShape<1>::kVertW);
+  check_shape(VifShape<2>::kWidth, VifShape<2>::kHalf, VifShape<2>::kChunks, VifShape<2>::kInW, VifShape<2>::kVertW);
+  check_shape(VifShape<3>::kWidth, VifShape<3>::kHalf, VifShape<3>::kChunks, VifShape<3>::kInW, VifShape<3>::kVertW);
+}
+
+// The horizontal run (what a thread computes) equals VIF_RUN single-pixel horizontal passes, on values that reach
+// the ends of their ranges.
+template <unsigned kScale>
+std::string check_run(std::mt19937_64& rng, int draws) {
+  constexpr int kLen = 4 * VifShape<kScale>::kChunks;
+  for (int d = 0; d < draws; ++d) {
+    alignas(16) vx_u32 rr[kLen], dd[kLen], rd[kLen];
+    alignas(16) vx_u16 mu1[kLen], mu2[kLen];
+    for (int i = 0; i < kLen; ++i) {
+      const bool extreme = rng() % 4 == 0;
+      mu1[i] = extreme ? 0xffff : vx_u16(rng());
+      mu2[i] = extreme ? vx_u16(rng() & 1 ? 0 : 0xffff) : vx_u16(rng());
+      rr[i] = extreme ? 0xffffffffu : vx_u32(rng());
+      dd[i] = vx_u32(rng());
+      rd[i] = extreme ? 0u : vx_u32(rng());
+    }
+    VifFiltered run[VIF_RUN];
+    vif_horizontal_run<kScale>(mu1, mu2, rr, dd, rd, run);
+    for (int o = 0; o < VIF_RUN; ++o) {
+      const VifFiltered p = vif_horizontal_point<kScale>(mu1 + o, mu2 + o, rr + o, dd + o, rd + o);
+      if (p.mu1 != run[o].mu1 || p.mu2 != run[o].mu2 || p.xx != run[o].xx || p.yy != run[o].yy || p.xy != run[o].xy)
+        return "scale " + std::to_string(kScale) + " draw " + std::to_string(d) + " output " + std::to_string(o);
+    }
+  }
+  return "";
+}
+
+TEST(HipVifImpl, HorizontalRunEqualsSinglePixelPasses) {
+  std::mt19937_64 rng(4711);
+  EXPECT_EQ(check_run<0>(rng, 20000), "");
+  EXPECT_EQ(check_run<1>(rng, 20000), "");
+  EXPECT_EQ(check_run<2>(rng, 20000), "");
+  EXPECT_EQ(check_run<3>(rng, 20000), "");
 }
 
 // ---- the kernel's tiles, emulated ------------------------------------------------------------------------------

@@ -10,8 +10,9 @@
 //   2. runs the vertical filter over every column of the tile (halo columns included): mu1, mu2 and the moments
 //      rr, dd, rd;                                      (scale < 3: also the vertical pass of the decimation filter
 //                                                        of scale + 1 on the tile's even rows)
-//   3. runs the horizontal filter for each output pixel inside the picture and adds its statistic to the thread's
-//      four integer sums;                               (scale < 3: the horizontal decimation pass at even columns,
+//   3. runs the horizontal filter for runs of kVifRun adjacent output pixels (one window of the vertical results
+//      read with wide loads serves the whole run) and adds the statistic of each pixel inside the picture to the
+//      thread's four integer sums;                      (scale < 3: the horizontal decimation pass at even columns,
 //                                                        written to the next scale's image)
 //   4. sums the threads' integers through shared memory and adds them to the scale's four 64-bit accumulators.
 // The stages are VX_HD functions of one work item each, so a host test can run a tile item by item exactly as a
@@ -24,6 +25,7 @@
 #define VIF_THREADS 256   // block size of the vif kernels (a multiple of 64; the reduction needs a power of two)
 #define VIF_TILE_W 64     // output pixels of a tile (both even: decimation keeps even rows and columns)
 #define VIF_TILE_H 16
+#define VIF_RUN 4         // adjacent output pixels of one horizontal work item (VIF_TILE_W is a multiple)
 
 // Loops over filter taps are unrolled so that the taps become immediates (device compilers; g++ does it at -O2).
 #if defined(VX_DEVICE_COMPILE)
@@ -69,21 +71,34 @@ struct VifShape {
   static constexpr int kInH = kTileH + 2 * kHalf;
   static constexpr int kDecW = kTileW + 2 * kDecHalf;  // columns of the vertical decimation pass
   static constexpr int kDecH = kTileH / 2;             // even rows only
+  // The horizontal pass of a run of VIF_RUN outputs reads kWidth + VIF_RUN - 1 vertical results, as kChunks aligned
+  // groups of 4; rows of the vertical results are kVertW long (>= kInW) so that the last run's groups stay inside.
+  static constexpr int kChunks = (kWidth + VIF_RUN - 1 + 3) / 4;
+  static constexpr int kVertW = kTileW - VIF_RUN + 4 * kChunks;
 };
 
 // Shared memory of one block. mu1/mu2 of the vertical pass are 16-bit values (libvmaf stores them as uint16).
+// The vertical results come first, each row a multiple of 16 bytes (u32) / 8 bytes (u16), so that groups of 4
+// starting at a multiple of 4 can be read with one 128-bit / 64-bit load.
 template <unsigned kScale>
-struct VifTile {
+struct alignas(16) VifTile {
   typedef VifShape<kScale> S;
+  vx_u32 rr[S::kTileH][S::kVertW];
+  vx_u32 dd[S::kTileH][S::kVertW];
+  vx_u32 rd[S::kTileH][S::kVertW];
+  vx_u16 mu1[S::kTileH][S::kVertW];
+  vx_u16 mu2[S::kTileH][S::kVertW];
   vx_u16 ref[S::kInH][S::kInW];
   vx_u16 dist[S::kInH][S::kInW];
-  vx_u16 mu1[S::kTileH][S::kInW];
-  vx_u16 mu2[S::kTileH][S::kInW];
-  vx_u32 rr[S::kTileH][S::kInW];
-  vx_u32 dd[S::kTileH][S::kInW];
-  vx_u32 rd[S::kTileH][S::kInW];
   vx_u16 dec_ref[S::kDecimates ? S::kDecH : 1][S::kDecimates ? S::kDecW : 1];
   vx_u16 dec_dist[S::kDecimates ? S::kDecH : 1][S::kDecimates ? S::kDecW : 1];
+};
+
+struct alignas(16) VifU32x4 {
+  vx_u32 v[4];
+};
+struct alignas(8) VifU16x4 {
+  vx_u16 v[4];
 };
 
 // A plane as the kernel reads it. mode 0: bytes; 1: little-endian 16-bit words read byte by byte (any alignment);
@@ -300,6 +315,80 @@ VX_HD VifFiltered vif_horizontal_point(const vx_u16* mu1, const vx_u16* mu2, con
   return out;
 }
 
+// Four values from a 16-byte (u32) / 8-byte (u16) aligned address: one wide load on the device.
+VX_HD void vif_load4(const vx_u32* p, vx_u32* out) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  const VifU32x4 v = *reinterpret_cast<const VifU32x4*>(p);
+  out[0] = v.v[0];
+  out[1] = v.v[1];
+  out[2] = v.v[2];
+  out[3] = v.v[3];
+#else
+  for (int i = 0; i < 4; ++i) out[i] = p[i];
+#endif
+}
+VX_HD void vif_load4(const vx_u16* p, vx_u32* out) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  const VifU16x4 v = *reinterpret_cast<const VifU16x4*>(p);
+  out[0] = v.v[0];
+  out[1] = v.v[1];
+  out[2] = v.v[2];
+  out[3] = v.v[3];
+#else
+  for (int i = 0; i < 4; ++i) out[i] = p[i];
+#endif
+}
+
+// Horizontal pass of kScale at VIF_RUN adjacent pixels: out[o] is vif_horizontal_point at the arrays + o. The arrays
+// are read in VifShape<kScale>::kChunks groups of 4 from an address aligned for vif_load4 (the values past the
+// last tap of the last pixel are read and not used).
+template <unsigned kScale>
+VX_HD void vif_horizontal_run(const vx_u16* mu1, const vx_u16* mu2, const vx_u32* rr, const vx_u32* dd,
+                              const vx_u32* rd, VifFiltered* out) {
+  const int fw = VifShape<kScale>::kWidth;
+  const int chunks = VifShape<kScale>::kChunks;
+  vx_u32 m1[VIF_RUN], m2[VIF_RUN];
+  vx_u64 xx[VIF_RUN], yy[VIF_RUN], xy[VIF_RUN];
+  VIF_UNROLL
+  for (int o = 0; o < VIF_RUN; ++o) {
+    m1[o] = m2[o] = 0;
+    xx[o] = yy[o] = xy[o] = 0;
+  }
+  VIF_UNROLL
+  for (int g = 0; g < chunks; ++g) {
+    vx_u32 a[4], b[4], c[4], d[4], e[4];
+    vif_load4(mu1 + 4 * g, a);
+    vif_load4(mu2 + 4 * g, b);
+    vif_load4(rr + 4 * g, c);
+    vif_load4(dd + 4 * g, d);
+    vif_load4(rd + 4 * g, e);
+    VIF_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      const int j = 4 * g + i;  // position in the window
+      VIF_UNROLL
+      for (int o = 0; o < VIF_RUN; ++o) {
+        const int k = j - o;  // tap of output o
+        if (k >= 0 && k < fw) {
+          const vx_u32 f = vif_tap(kScale, k);
+          m1[o] += f * a[i];
+          m2[o] += f * b[i];
+          xx[o] += (vx_u64)f * c[i];
+          yy[o] += (vx_u64)f * d[i];
+          xy[o] += (vx_u64)f * e[i];
+        }
+      }
+    }
+  }
+  VIF_UNROLL
+  for (int o = 0; o < VIF_RUN; ++o) {
+    out[o].mu1 = m1[o];
+    out[o].mu2 = m2[o];
+    out[o].xx = (vx_u32)((xx[o] + 32768) >> 16);
+    out[o].yy = (vx_u32)((yy[o] + 32768) >> 16);
+    out[o].xy = (vx_u32)((xy[o] + 32768) >> 16);
+  }
+}
+
 // The statistic of one pixel added to *s (libvmaf's per-pixel step of its four accumulators).
 VX_HD void vif_statistic(const VifFiltered& f, const vx_u16* log2_table, double enhn_gain_limit, VifSums* s) {
   const vx_i32 kSigmaNsq = 65536 << 1;
@@ -365,7 +454,7 @@ VX_HD int vif_dec_vertical_items() {
 }
 template <unsigned kScale>
 VX_HD int vif_output_items() {
-  return VifShape<kScale>::kTileH * VifShape<kScale>::kTileW;
+  return VifShape<kScale>::kTileH * (VifShape<kScale>::kTileW / VIF_RUN);
 }
 template <unsigned kScale>
 VX_HD int vif_dec_output_items() {
@@ -413,29 +502,33 @@ VX_HD void vif_tile_decimate_vertical(VifTile<kScale>& t, const VifScaleArgs& a,
   t.dec_dist[dr][dc] = (vx_u16)vif_decimate_vertical_point<kFilter>(&t.dist[r][c], S::kInW, a.mu_round, a.mu_shift);
 }
 
-// Stage 3: output pixel (x0 + item % kTileW, y0 + item / kTileW): the horizontal pass and its statistic, when the
-// pixel lies inside the picture. Returns whether it did.
+// Stage 3: the run of VIF_RUN output pixels from (x0 + VIF_RUN * (item % (kTileW / VIF_RUN)), y0 + item / (kTileW /
+// VIF_RUN)): the horizontal pass, and the statistic of each pixel that lies inside the picture.
 template <unsigned kScale>
-VX_HD bool vif_tile_output(const VifTile<kScale>& t, const VifScaleArgs& a, int x0, int y0, int item,
-                           VifSums* s) {
+VX_HD void vif_tile_output(const VifTile<kScale>& t, const VifScaleArgs& a, int x0, int y0, int item, VifSums* s) {
   typedef VifShape<kScale> S;
-  const int r = item / S::kTileW;
-  const int c = item - r * S::kTileW;
-  const int x = x0 + c, y = y0 + r;
-  if (x >= (int)a.w || y >= (int)a.h) return false;
-  const VifFiltered f =
-      vif_horizontal_point<kScale>(&t.mu1[r][c], &t.mu2[r][c], &t.rr[r][c], &t.dd[r][c], &t.rd[r][c]);
-  vif_statistic(f, a.log2_table, a.enhn_gain_limit, s);
-  if (a.filtered) {
-    const vx_u64 plane = (vx_u64)a.w * a.h;
-    const vx_u64 o = (vx_u64)y * a.w + (vx_u64)x;
-    a.filtered[o] = f.mu1;
-    a.filtered[plane + o] = f.mu2;
-    a.filtered[2 * plane + o] = f.xx;
-    a.filtered[3 * plane + o] = f.yy;
-    a.filtered[4 * plane + o] = f.xy;
+  const int runs = S::kTileW / VIF_RUN;
+  const int r = item / runs;
+  const int c = (item - r * runs) * VIF_RUN;
+  const int y = y0 + r;
+  if (y >= (int)a.h || x0 + c >= (int)a.w) return;
+  VifFiltered f[VIF_RUN];
+  vif_horizontal_run<kScale>(&t.mu1[r][c], &t.mu2[r][c], &t.rr[r][c], &t.dd[r][c], &t.rd[r][c], f);
+  VIF_UNROLL
+  for (int o = 0; o < VIF_RUN; ++o) {
+    const int x = x0 + c + o;
+    if (x >= (int)a.w) break;
+    vif_statistic(f[o], a.log2_table, a.enhn_gain_limit, s);
+    if (a.filtered) {
+      const vx_u64 plane = (vx_u64)a.w * a.h;
+      const vx_u64 i = (vx_u64)y * a.w + (vx_u64)x;
+      a.filtered[i] = f[o].mu1;
+      a.filtered[plane + i] = f[o].mu2;
+      a.filtered[2 * plane + i] = f[o].xx;
+      a.filtered[3 * plane + i] = f[o].yy;
+      a.filtered[4 * plane + i] = f[o].xy;
+    }
   }
-  return true;
 }
 
 // Stage 3, decimation: the horizontal pass at even column 2 * (item % (kTileW / 2)) of even row
