@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "support.h"
+#include "test_dmabuf_frames.h"
 #include "vmafx/dmabuf.h"
 #include "vmafx/scorer.h"
 
@@ -60,88 +61,22 @@ Fd memfd_with(const std::vector<uint8_t>& bytes) {
   return Fd(fd);
 }
 
-uint32_t read_sample(const PlaneView& p, unsigned bps, uint32_t x, uint32_t y) {
-  const uint8_t* row = p.data + ptrdiff_t(y) * p.stride;
-  if (bps == 1) return row[size_t(x) * p.step];
-  uint16_t w;
-  std::memcpy(&w, row + 2 * size_t(x) * p.step, 2);
-  return w;
-}
-
-void write_sample(uint8_t* at, unsigned bps, uint32_t v) {
-  if (bps == 1) {
-    *at = uint8_t(v);
-  } else {
-    const uint16_t w = uint16_t(v);
-    std::memcpy(at, &w, 2);
-  }
-}
-
-// How a test lays a frame out in memfds.
-struct Layout {
-  uint32_t drm_format = kDrmFormatYUV420;
-  uint64_t first_offset = 0;  // where plane 0 starts in its memfd
-  uint64_t pitch_pad = 0;     // bytes added to each row's pitch
-  uint64_t gap = 0;           // bytes between planes in one memfd
-  bool fd_per_plane = false;  // each plane in its own memfd
-  std::string name() const {
-    return drm_fourcc_name(drm_format) + (fd_per_plane ? "/fd-per-plane" : "/one-fd") + "/off" +
-           std::to_string(first_offset) + "/pad" + std::to_string(pitch_pad);
-  }
-};
-
-// A frame copied from a host picture (planar source, low-bit samples) into memfds in `layout`.
+// A frame laid out (test_dmabuf_frames.h) in memfds.
 struct MemfdFrame {
   std::vector<Fd> fds;
   DmaBufFrame frame;
 };
 
 Status make_memfd_frame(const PictureView& src, const Layout& layout, MemfdFrame* out) {
-  FormatInfo fmt;
-  unsigned n_planes = 0;
-  VMAFX_TRY(drm_format_info(layout.drm_format, &fmt, &n_planes));
-  const unsigned bps = fmt.bit_depth > 8 ? 2 : 1;
-  const unsigned shift = fmt.format == PixelFormat::p010 ? 6 : 0;
-  const bool sp = n_planes == 2;
-  const uint32_t cw = chroma_width_stored(fmt.chroma, src.width), ch = chroma_height_stored(fmt.chroma, src.height);
-  std::vector<std::vector<uint8_t>> buffers(layout.fd_per_plane ? n_planes : 1);
+  LaidOutFrame lf;
+  VMAFX_TRY(lay_out_frame(src, layout, &lf));
   MemfdFrame f;
-  f.frame.drm_format = layout.drm_format;
-  f.frame.width = src.width;
-  f.frame.height = src.height;
-  f.frame.n_planes = n_planes;
-  for (unsigned i = 0; i < n_planes; i++) {
-    const uint32_t samples = i == 0 ? src.width : (sp ? 2 * cw : cw);
-    const uint32_t rows = i == 0 ? src.height : ch;
-    const uint64_t pitch = uint64_t(samples) * bps + layout.pitch_pad;
-    std::vector<uint8_t>& buf = buffers[layout.fd_per_plane ? i : 0];
-    const uint64_t offset = buf.empty() ? layout.first_offset : buf.size() + layout.gap;
-    buf.resize(offset + pitch * rows, 0xa5);  // padding bytes that are not samples
-    for (uint32_t y = 0; y < rows; y++) {
-      uint8_t* row = buf.data() + offset + y * pitch;
-      for (uint32_t x = 0; x < samples; x++) {
-        uint32_t v;
-        if (i == 0) {
-          v = read_sample(src.planes[0], src.bytes_per_sample, x, y);
-        } else if (sp) {
-          const bool cr_first = layout.drm_format == kDrmFormatNV21;
-          const unsigned plane = (x & 1) ? (cr_first ? 1 : 2) : (cr_first ? 2 : 1);
-          v = read_sample(src.planes[plane], src.bytes_per_sample, x / 2, y);
-        } else {
-          const bool swap = layout.drm_format == kDrmFormatYVU420;
-          v = read_sample(src.planes[swap ? 3 - i : i], src.bytes_per_sample, x, y);
-        }
-        write_sample(row + size_t(x) * bps, bps, v << shift);
-      }
-    }
-    f.frame.planes[i].offset = offset;
-    f.frame.planes[i].pitch = pitch;
-  }
-  for (auto& b : buffers) {
+  for (const auto& b : lf.buffers) {
     f.fds.push_back(memfd_with(b));
     if (f.fds.back().fd < 0) return {Errc::io_error, "memfd_create failed"};
   }
-  for (unsigned i = 0; i < n_planes; i++) f.frame.planes[i].fd = f.fds[layout.fd_per_plane ? i : 0].fd;
+  f.frame = lf.frame;
+  for (unsigned i = 0; i < f.frame.n_planes; i++) f.frame.planes[i].fd = f.fds[lf.buffer_of[i]].fd;
   *out = std::move(f);
   return Status::ok();
 }
