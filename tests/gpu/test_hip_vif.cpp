@@ -167,12 +167,19 @@ struct GpuPlane {
   DevicePlane view;
 };
 
+// The device layout (offset, pitch) is built on the host and copied linearly, so that odd offsets and pitches depend
+// on nothing but the kernel.
 Status upload(const std::shared_ptr<Device>& dev, const HostPlane& p, const Format& f, GpuPlane* out) {
   const size_t row = size_t(p.w) * p.word;
   const size_t pitch = row + f.dev_pad;
-  VMAFX_TRY(DeviceBuffer::create(dev, f.dev_offset + pitch * p.h, &out->buffer));
+  const size_t bytes = f.dev_offset + pitch * p.h;
+  std::vector<uint8_t> staging(bytes, 0x5A);
+  for (uint32_t y = 0; y < p.h; ++y)
+    std::memcpy(staging.data() + f.dev_offset + size_t(y) * pitch, p.bytes.data() + size_t(y) * p.pitch, row);
+  VMAFX_TRY(DeviceBuffer::create(dev, bytes, &out->buffer));
+  VMAFX_TRY(dev->copy_async(CopyKind::host_to_device, out->buffer.data(), staging.data(), bytes));
+  VMAFX_TRY(dev->synchronize());  // staging is freed on return
   uint8_t* base = out->buffer.as<uint8_t>() + f.dev_offset;
-  VMAFX_TRY(dev->copy_2d_async({CopyKind::host_to_device, base, pitch, p.bytes.data(), p.pitch, row, p.h}));
   out->view = {base, pitch, p.w, p.h, p.word, p.shift, 1};
   return Status::ok();
 }
