@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GL texture input (engine/gl; no GStreamer). Everything marked "GL thread" runs on the thread whose GL context is
+// current (GStreamer: inside gst_gl_context_thread_add).
+//
+// The path of a frame held in GL textures:
+//   1. Importer::create runs the check: a GL context is current, it is not a software renderer, its vendor and
+//      platform are ones the GPU runtime's GL interop takes (NVIDIA: GLX or EGL; AMD: GLX), on EGL's device
+//      platform its device is ours; only then does it ask the runtime (hipGLGetDevices / cuGLGetDevices, all
+//      devices) whether the context's GPU is the scoring device, and read a probe texture through the interop (a
+//      runtime that registers and maps textures but cannot read them, such as ROCm 10.1, is refused there, once,
+//      before any frame). Every refusal names the renderer and the device; none calls into the interop before the
+//      checks that need no interop call have passed (an older ROCm crashes after a failed set-up).
+//   2. Each texture is registered read-only once (Texture, cached by the caller per GL memory) and unregistered when
+//      the Texture is destroyed, on the GL thread.
+//   3. Importer::import maps the frame's textures on the device's library stream, copies them into device planes
+//      (RGBA is converted to luma there, rgba_to_luma's arithmetic), unmaps them on the same stream, and hands back a
+//      device picture. GL work the producer issues after import() returns runs after the copies (the runtime's unmap
+//      guarantees it), so a texture can go back to its producer as soon as import() has returned.
+// Without a device, or when the check refuses, callers read the textures through GL into system memory and score
+// that (RGBA converted on the host by rgba_to_luma, same bytes).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "vmafx/picture.h"
+#include "vmafx/scorer.h"  // Vendor
+#include "vmafx/status.h"
+
+namespace vmafx::gl {
+
+// ---- The GL context ------------------------------------------------------------------------------------------
+
+enum class Platform : uint8_t { none, glx, egl };
+const char* platform_name(Platform p);  // "none", "GLX", "EGL"
+
+struct ContextInfo {
+  Platform platform = Platform::none;
+  std::string vendor;    // GL_VENDOR
+  std::string renderer;  // GL_RENDERER
+  std::string version;   // GL_VERSION
+  bool software = false;     // a software rasteriser (llvmpipe, softpipe, swrast, ...)
+  int egl_cuda_device = -1;  // EGL: the CUDA ordinal of the display's EGLDevice (EGL_NV_device_cuda), else -1
+  std::string egl_device;    // EGL: the display's device (DRM node or its extensions), for messages
+  // "EGL context, renderer 'NVIDIA H200/PCIe/SSE2' (vendor 'NVIDIA Corporation')"
+  std::string describe() const;
+};
+
+// GL thread. What the current context is; Errc::unsupported when no GLX or EGL context is current on this thread.
+// Asks GL and the window system only (no GPU runtime call).
+Status query_current_context(ContextInfo* out);
+
+// True for renderers that rasterise on the CPU: llvmpipe, softpipe, swrast, "Software Rasterizer", lavapipe, SWR.
+bool is_software_renderer(std::string_view renderer);
+
+// The GPU the engine scores on, as the check sees it.
+struct DeviceIdentity {
+  Vendor vendor = Vendor::auto_select;  // amd or nvidia
+  int index = -1;                       // the runtime's device ordinal
+  std::string name;                     // "NVIDIA H200"
+  std::string pci_bus_id;               // "0000:00:06.0"
+  std::string runtime;                  // "libcuda.so.1 (driver 13000)"
+  // "nvidia device 0 'NVIDIA H200' (PCI 0000:00:06.0)"
+  std::string describe() const;
+};
+
+// The checks that need no call into the GPU runtime's interop, in order: a context is current; it is not a
+// software renderer; there is a device (`device` null: none, `no_device_reason` says why); the GL vendor is the
+// device's vendor; the platform is one that vendor's interop takes (NVIDIA: GLX, EGL; AMD: GLX only); on EGL with a
+// known CUDA ordinal, it is the device's. A refusal is Errc::device_unavailable (not our GPU) or Errc::unsupported
+// (a platform the runtime does not take), and its message names the renderer and the device.
+Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const std::string& no_device_reason);
+
+// ---- RGBA to luma (GPU kernel and host, same integers) ---------------------------------------------------------
+
+enum class RgbMatrix : uint8_t { bt601, bt709 };
+enum class RgbRange : uint8_t { full, limited };  // range of the RGB input; the luma is always limited (16..235)
+
+struct LumaConversion {
+  RgbMatrix matrix = RgbMatrix::bt601;
+  RgbRange range = RgbRange::full;
+};
+const char* matrix_name(RgbMatrix m);  // "bt601", "bt709"
+const char* range_name(RgbRange r);    // "full", "limited"
+
+// Host: Y = (cr R + cg G + cb B + offset) >> 16 per pixel, the coefficients of engine/hip/kernels/rgba_luma_impl.h.
+// `rgba` holds width x height pixels of 4 bytes (R, G, B, A) per row of `rgba_stride` bytes.
+Status rgba_to_luma(const uint8_t* rgba, ptrdiff_t rgba_stride, uint32_t width, uint32_t height,
+                    const LumaConversion& conversion, uint8_t* luma, ptrdiff_t luma_stride);
+
+// ---- Registered textures and the import -------------------------------------------------------------------------
+
+// What a texture holds, per texel.
+enum class TexelFormat : uint8_t { r8, rg8, r16, rg16, rgba8 };
+unsigned texel_bytes(TexelFormat f);
+const char* texel_format_name(TexelFormat f);
+
+// A GL texture registered read-only with the GPU runtime. Destroy it on the GL thread (it unregisters there), before
+// the texture is deleted. It keeps its device alive, so it may outlive the Importer that made it.
+class Texture {
+ public:
+  ~Texture();
+  Texture(const Texture&) = delete;
+  Texture& operator=(const Texture&) = delete;
+  unsigned id() const;
+  uint32_t width() const;   // texels, as given at registration
+  uint32_t height() const;
+  TexelFormat texel() const;
+
+  struct Impl;
+
+ private:
+  friend class Importer;
+  explicit Texture(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One frame in textures. YUV: planes in the video format's plane order (I420: Y, U, V as R8; NV12: Y as R8, UV as
+// RG8; P010: R16 + RG16 with the 10 bits high; YV12: Y, V, U), scored in `format`. RGBA: one RGBA8 texture, scored
+// as 8-bit luma (Chroma::k400) converted with `conversion`.
+struct TextureFrame {
+  bool rgba = false;
+  LumaConversion conversion;  // rgba only
+  FormatInfo format;          // YUV only
+  uint32_t width = 0, height = 0;  // luma size
+  const Texture* planes[3] = {nullptr, nullptr, nullptr};
+  unsigned n_planes = 0;
+};
+
+// The layout a picture of `frame` has once imported: 8-bit gray for RGBA, else `frame.format`.
+FormatInfo imported_format(const TextureFrame& frame);
+
+struct ImporterStats {
+  uint64_t frames = 0;         // frames imported
+  uint64_t planes = 0;         // textures copied
+  uint64_t registrations = 0;  // textures registered by this importer
+  uint64_t device_frames = 0;  // device frames allocated (the pool's size; steady once the scorer's window is full)
+};
+
+class Importer {
+ public:
+  // GL thread, the context current. Opens the device (`vendor`, `device_id` -1: the first) the way the scorer does,
+  // so both share its library stream, then runs the check of this header's first paragraph. `info` (may be null)
+  // receives what the context is, refused or not.
+  static Status create(Vendor vendor, int device_id, std::unique_ptr<Importer>* out, ContextInfo* info = nullptr);
+  ~Importer();
+  Importer(const Importer&) = delete;
+  Importer& operator=(const Importer&) = delete;
+
+  const DeviceIdentity& device() const;
+  const ContextInfo& context() const;
+  // The probe read at create(): "probe 7x3 RGBA8 texture read back exactly through cuGraphicsGLRegisterImage ...".
+  const std::string& probe_report() const;
+
+  // GL thread. Registers `texture` (GL_TEXTURE_2D, `width` x `height` texels of `texel`) read-only. A runtime that
+  // declines it is Errc::unsupported, and the device stays usable.
+  Status register_texture(unsigned texture, unsigned target, uint32_t width, uint32_t height, TexelFormat texel,
+                          std::unique_ptr<Texture>* out);
+
+  // GL thread. Queues on the device's library stream, per texture: map, copy into a device frame (RGBA: then the
+  // luma conversion), unmap. `*out` is a device picture (MemoryKind::device) of imported_format(frame) that stays
+  // valid until `*release` is called (from any thread); the frame's memory is reused after that. Never waits on the
+  // host. A runtime that cannot read a mapped texture is Errc::unsupported naming the texture's extent and the
+  // runtime, not a device failure.
+  Status import(const TextureFrame& frame, PictureView* out, std::function<void()>* release);
+
+  // Host waits for everything queued on the library stream (tests, teardown).
+  Status synchronize();
+
+  ImporterStats stats() const;
+
+  struct Impl;
+
+ private:
+  explicit Importer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Process-wide counters, for leak checks and for the rule that no interop call precedes a passed check.
+struct InteropCounters {
+  uint64_t interop_calls = 0;          // calls into the runtime's GL interop (device list, register, map, ...)
+  uint64_t live_registrations = 0;     // textures registered and not yet unregistered
+  uint64_t registrations = 0;
+  uint64_t unregistrations = 0;
+};
+InteropCounters interop_counters();
+
+// True when this build has the HIP engine (else Importer::create is Errc::device_unavailable and only the host path
+// exists).
+bool interop_built();
+
+}  // namespace vmafx::gl
