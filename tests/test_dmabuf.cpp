@@ -758,8 +758,28 @@ TEST(DmaBufDeviceImport, RefusedImportFallsBackToTheHostMappingAndSaysSoOnce) {
   ASSERT_EQ(fi.warnings.size(), 1u) << "said once";
   EXPECT_NE(fi.warnings[0].find("FAKE_ERROR_UNKNOWN"), std::string::npos) << fi.warnings[0];
   EXPECT_NE(fi.importer->copy_reason().find("FAKE_ERROR_UNKNOWN"), std::string::npos);
-  EXPECT_NE(fi.importer->description().find("import refused"), std::string::npos) << fi.importer->description();
+  EXPECT_NE(fi.importer->description().find("cannot import"), std::string::npos) << fi.importer->description();
   std::printf("[ info     ] fallback said once: %s\n", fi.warnings[0].c_str());
+}
+
+TEST(DmaBufDeviceImport, HostReasonTakesTheFallbackWithoutImporting) {
+  DmaBufImporterConfig cfg;
+  cfg.host_reason = "float_ssim runs on the CPU";
+  FakeImporter fi(cfg);
+  Synthetic pic(40, 20);
+  MemfdFrame mf;
+  ASSERT_TRUE(make_memfd_frame(pic.view, Layout{}, &mf).is_ok());
+  std::unique_ptr<DmaBufPicture> p;
+  ASSERT_TRUE(fi.importer->import(mf.frame, &p).is_ok());
+  EXPECT_TRUE(p->copied());
+  EXPECT_EQ(fi.device->import_calls.load(), 0);
+  ASSERT_EQ(fi.warnings.size(), 1u);
+  EXPECT_NE(fi.warnings[0].find("float_ssim runs on the CPU"), std::string::npos) << fi.warnings[0];
+  cfg.allow_copy = false;
+  FakeImporter strict(cfg);
+  Status s = strict.importer->import(mf.frame, &p);
+  EXPECT_EQ(s.code(), Errc::unsupported);
+  EXPECT_NE(s.message().find("float_ssim runs on the CPU"), std::string::npos) << s.message();
 }
 
 TEST(DmaBufDeviceImport, AllowCopyFalseRefusesNamingTheReason) {

@@ -637,6 +637,7 @@ class DeviceImporter final : public DmaBufImporter {
  public:
   DeviceImporter(const DmaBufImporterConfig& cfg, std::shared_ptr<DmaBufDevice> device)
       : cfg_(cfg), device_(std::move(device)), shared_(std::make_shared<ImportShared>()) {
+    refused_ = cfg_.host_reason;
     collector_ = std::thread([this] { collector_loop(); });
   }
 
@@ -683,24 +684,22 @@ class DeviceImporter final : public DmaBufImporter {
         return Status::ok();
       }
       if (s.code() != Errc::unsupported) return s;
-      refused_ = s.message();
+      refused_ = "the " + device_->vendor() + " runtime cannot import dma-bufs (" + s.message() + ")";
     }
 
     if (!cfg_.allow_copy) {
-      return {Errc::unsupported, "the " + device_->vendor() + " runtime cannot import this dma-buf (" + refused_ +
-                                     "), and allow-copy=false forbids mapping it on the host and uploading it"};
+      return {Errc::unsupported,
+              refused_ + ", and allow-copy=false forbids mapping the frame on the host and uploading it"};
     }
     std::unique_ptr<DmaBufPicture> mapped;
     Status m = map_dmabuf_picture(frame, cfg_.fence_timeout_ms, cfg_.on_warning, true, &mapped);
     if (!m) {
       if (m.code() != Errc::unsupported) return m;
-      return {Errc::unsupported, "this dma-buf can neither be imported by the " + device_->vendor() + " runtime (" +
-                                     refused_ + ") nor mapped on the host (" + m.message() + ")"};
+      return {Errc::unsupported, "this dma-buf can neither be imported (" + refused_ + ") nor mapped on the host (" +
+                                     m.message() + ")"};
     }
-    if (!copy_said_ && cfg_.on_warning) {
-      cfg_.on_warning("dma-bufs are mapped on the host and uploaded (allow-copy): the " + device_->vendor() +
-                      " runtime cannot import them (" + refused_ + ")");
-    }
+    if (!copy_said_ && cfg_.on_warning)
+      cfg_.on_warning("dma-bufs are mapped on the host and uploaded (allow-copy): " + refused_);
     copy_said_ = true;
     frames_++;
     frames_copied_++;
@@ -729,7 +728,7 @@ class DeviceImporter final : public DmaBufImporter {
     std::lock_guard<std::mutex> lock(mutex_);
     const std::string d = "hip: " + device_->name();
     if (refused_.empty()) return d + " (dma-bufs imported as external memory, read in place)";
-    return d + " (import refused: " + refused_ +
+    return d + " (" + refused_ +
            (cfg_.allow_copy ? "; frames mapped on the host and uploaded)" : "; allow-copy=false)");
   }
 
@@ -809,7 +808,7 @@ class DeviceImporter final : public DmaBufImporter {
 
   mutable std::mutex mutex_;
   std::list<std::shared_ptr<Import>> cache_;
-  std::string refused_;  // the runtime's first refusal; later frames go straight to the fallback
+  std::string refused_;  // why frames are not imported (the runtime's first refusal, or host_reason)
   bool copy_said_ = false;
   std::atomic<uint64_t> frames_{0}, frames_copied_{0}, imports_{0}, cache_hits_{0}, fence_waits_{0};
 

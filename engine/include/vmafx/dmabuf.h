@@ -255,6 +255,9 @@ struct DmaBufImporterConfig {
   unsigned cache_entries = 16;  // imports kept for buffers a pool recycles, keyed by (inode, size)
   // Said once per cause: the reason frames are copied, an unsignalled fence that had to be waited for.
   std::function<void(const std::string&)> on_warning;
+  // hip: when set, nothing is imported and every frame takes the host-mapping path for this reason (e.g. the
+  // scorer runs features on the CPU that cannot read device memory), under the same allow_copy rule.
+  std::string host_reason;
   // Tests only: release imports at once instead of behind the GPU's reads, to prove the release-order test sees it.
   bool planted_early_release = false;
 };
