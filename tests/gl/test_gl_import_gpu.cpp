@@ -550,6 +550,94 @@ GLuint compile(GLenum type, const char* src, std::string* log) {
   return s;
 }
 
+// The heavy draw into `texture` on the current context: program, vertex array and framebuffer of this context.
+struct Painter {
+  GLuint prog = 0, vao = 0, fbo = 0;
+  std::string error;
+  bool init(GLuint texture) {
+    std::string log;
+    GLuint vs = compile(GL_VERTEX_SHADER, kVertex, &log), fs = compile(GL_FRAGMENT_SHADER, kFragment, &log);
+    prog = glCreateProgram();
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    glLinkProgram(prog);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    glGenVertexArrays(1, &vao);
+    glGenFramebuffers(1, &fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+    const GLenum fb = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    if (!log.empty() || fb != GL_FRAMEBUFFER_COMPLETE) error = "GL set-up failed: " + log + " fbo " + std::to_string(fb);
+    return error.empty();
+  }
+  void draw(float value, int iterations, uint32_t w, uint32_t h) {
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, GLsizei(w), GLsizei(h));
+    glUseProgram(prog);
+    glUniform1i(glGetUniformLocation(prog, "iterations"), iterations);
+    glUniform4f(glGetUniformLocation(prog, "color"), value, value, value, 1.0f);
+    glBindVertexArray(vao);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glUseProgram(0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  }
+  ~Painter() {
+    if (fbo) glDeleteFramebuffers(1, &fbo);
+    if (vao) glDeleteVertexArrays(1, &vao);
+    if (prog) glDeleteProgram(prog);
+  }
+};
+
+// The producer side of "GL waits for our read": right after import() returns, the producer overwrites the texture
+// with a long draw in the same context; the device frame must still be the content the import read.
+TEST(GlImportGpu, AProducerOverwritingRightAfterImportDoesNotOvertakeTheRead) {
+  GL_GPU_OR_SKIP(g);
+  constexpr uint32_t kW = 3840, kH = 2160;
+  GlTexture target;
+  {
+    HostTex t;
+    t.texel = TexelFormat::rgba8;
+    t.width = kW;
+    t.height = kH;
+    t.pitch = size_t(kW) * 4;
+    t.bytes.assign(t.pitch * kH, 0);
+    ASSERT_OK(upload(*g.importer, t, &target));
+  }
+  Painter painter;
+  ASSERT_TRUE(painter.init(target.id)) << painter.error;
+  unsigned right = 0;
+  for (int a = 0; a < 6; a++) {
+    const float before = (a % 2) ? 1.0f : 0.0f, after = 1.0f - before;
+    painter.draw(before, 1, kW, kH);  // quick: the content the import must see
+    TextureFrame f;
+    f.rgba = true;
+    f.width = kW;
+    f.height = kH;
+    f.n_planes = 1;
+    f.planes[0] = target.reg.get();
+    PictureView v;
+    std::function<void()> release;
+    ASSERT_OK(g.importer->import(f, &v, &release));
+    painter.draw(after, 20000, kW, kH);  // long, issued right after import() returned
+    glFlush();
+    std::vector<uint8_t> got;
+    ASSERT_OK(read_back(*g.device, v, 0, kW, kH, &got));
+    release();
+    const uint8_t want = before > 0.5f ? 235 : 16;
+    size_t wrong = 0;
+    for (uint8_t y : got) wrong += y != want;
+    std::printf("round %d: imported frame holds %u where %zu of %zu pixels differ (the producer then drew %u)\n", a,
+                want, wrong, got.size(), after > 0.5f ? 235u : 16u);
+    EXPECT_EQ(wrong, 0u) << "the producer's later draw overtook the import's copy";
+    right += wrong == 0;
+  }
+  glFinish();
+  std::printf("%u of 6 rounds read the texture before the producer's next draw\n", right);
+}
+
 TEST(GlImportGpu, AProducersFenceIsWaitedForAndAPlantedMissingWaitIsSeen) {
   GL_GPU_OR_SKIP(g);
   // A producer thread with a second context sharing this one's textures (EGL only: the NVIDIA path).
@@ -584,6 +672,7 @@ TEST(GlImportGpu, AProducersFenceIsWaitedForAndAPlantedMissingWaitIsSeen) {
   std::thread producer([&] {
     EGLConfig cfg = nullptr;
     EGLint n = 0;
+    eglBindAPI(EGL_OPENGL_API);  // the bound API is per thread (EGL's default is OpenGL ES)
     const EGLint want[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
     eglChooseConfig(dpy, want, &cfg, 1, &n);
     EGLContext ctx = eglCreateContext(dpy, cfg, share, nullptr);
