@@ -10,7 +10,8 @@
 //     and masking-filter inputs of the DLM and AIM sets, the den / DLM / AIM integer sums; and the scores finished
 //     on the host equal cpu::Adm::compute's;
 //   - the per-position functions on raw bands at the edges of their ranges (int16 and int32 extremes) against the
-//     CPU's decouple, CSF, DWT and sums.
+//     CPU's decouple, CSF, DWT and sums;
+//   - the public oracle clips through the emulated kernel: bit-exact with cpu::Adm, within 2e-6 of libvmaf's JSON.
 // Suite 'hip': needs no GPU. A mismatch is printed with its seed, layout, pattern, scale, stage and position.
 #include <gtest/gtest.h>
 
@@ -31,6 +32,7 @@
 #include "cpu/plane.h"
 #include "hip/adm_gpu.h"
 #include "hip/kernels/adm_impl.h"
+#include "support.h"
 
 namespace vmafx {
 namespace {
@@ -112,7 +114,7 @@ struct Emulated {
 };
 
 // The four scale kernels and the finishing kernel, as AdmGpu queues them. dump: the test mode.
-Emulated emulate(const PicturePair& pp, const hip::AdmGpuParams& gp, bool dump) {
+Emulated emulate(const K::PictureArg& ref, const K::PictureArg& dist, const hip::AdmGpuParams& gp, bool dump) {
   Emulated e;
   std::vector<uint64_t> rows(gp.row_sums, 0);
   std::vector<int16_t> a0[2];
@@ -121,7 +123,7 @@ Emulated emulate(const PicturePair& pp, const hip::AdmGpuParams& gp, bool dump) 
     const K::ScaleParams& p = gp.scale[0];
     const size_t n = size_t(p.w) * size_t(p.h);
     for (auto& v : a0) v.assign(n, int16_t(0x7777));
-    K::PictureSource rs{pp.ref.arg(), p.in_w, p.in_h, p.bpc}, ds{pp.dist.arg(), p.in_w, p.in_h, p.bpc};
+    K::PictureSource rs{ref, p.in_w, p.in_h, p.bpc}, ds{dist, p.in_w, p.in_h, p.bpc};
     if (dump) e.s0.alloc(p.w, p.h, int16_t(0x7eed));
     emulate_scale<int16_t>(rs, ds, p, a0[0].data(), a0[1].data(), &rows, dump ? e.s0.v.data() : nullptr, n);
   }
@@ -149,6 +151,10 @@ Emulated emulate(const PicturePair& pp, const hip::AdmGpuParams& gp, bool dump) 
   }
   e.sums = emulate_finish(rows, gp.finish);
   return e;
+}
+
+Emulated emulate(const PicturePair& pp, const hip::AdmGpuParams& gp, bool dump) {
+  return emulate(pp.ref.arg(), pp.dist.arg(), gp, dump);
 }
 
 // One picture pair through everything; returns false after the first failure.
@@ -314,6 +320,81 @@ TEST(HipAdmImpl, OptionsMatchCpu) {
       }
     }
   }
+}
+
+// The public clips through the emulated kernel (a spread of frames of every pair; pair a also with the neg model's
+// gain limit 1): the scores bit-exact with cpu::Adm, and within 2e-6 of libvmaf's JSON (printed with 6 decimals).
+TEST(HipAdmImpl, OracleClipsThroughTheEmulatedKernel) {
+  const char* names[7] = {"integer_adm2",       "integer_aim",        "integer_adm3",      "integer_adm_scale0",
+                          "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3"};
+  double max_diff[7] = {0, 0, 0, 0, 0, 0, 0};
+  int frames = 0;
+  std::string checked, absent;
+  for (const auto& pair : test::public_pairs()) {
+    if (!test::file_exists(pair.ref_path()) || !test::file_exists(pair.dist_path())) {
+      absent += " " + pair.prefix + "_" + pair.distorted;
+      continue;
+    }
+    FormatInfo fmt;
+    ASSERT_TRUE(parse_pixel_format("420", pair.bpc, &fmt).is_ok());
+    test::YuvClip ref, dist;
+    ASSERT_TRUE(ref.open(pair.ref_path(), pair.width, pair.height, fmt).is_ok());
+    ASSERT_TRUE(dist.open(pair.dist_path(), pair.width, pair.height, fmt).is_ok());
+    struct Model {
+      const char* oracle;
+      const char* suffix;
+      double gain;
+    };
+    std::vector<Model> models = {{"vmaf_v0.6.1", "", 100.0}};
+    if (test::file_exists(pair.oracle_path("vmaf_v0.6.1neg"))) models.push_back({"vmaf_v0.6.1neg", "_egl_1", 1.0});
+    for (const Model& m : models) {
+      test::Oracle oracle;
+      ASSERT_TRUE(test::load_oracle(pair.oracle_path(m.oracle), &oracle).is_ok());
+      ASSERT_EQ(oracle.frames.size(), ref.frames());
+      cpu::AdmOptions opt;
+      opt.enhn_gain_limit = m.gain;
+      hip::AdmGpuParams gp;
+      ASSERT_TRUE(hip::adm_gpu_params(pair.width, pair.height, pair.bpc, opt, &gp).is_ok());
+      cpu::Adm adm;
+      ASSERT_TRUE(adm.init(pair.width, pair.height, pair.bpc, opt).is_ok());
+      const size_t step = std::max<size_t>(1, ref.frames() / 5);
+      for (size_t i = 0; i < ref.frames(); i += step) {
+        const cpu::Plane cr = cpu::luma_plane(ref.frame(i)), cd = cpu::luma_plane(dist.frame(i));
+        auto arg = [](const cpu::Plane& c) {
+          K::PictureArg a{};
+          a.data = c.data;
+          a.pitch = uint64_t(c.stride);
+          a.bytes = c.bytes;
+          a.shift = c.shift;
+          a.step = c.step;
+          a.aligned16 = (c.bytes == 2 && reinterpret_cast<uintptr_t>(c.data) % 2 == 0 && c.stride % 2 == 0) ? 1 : 0;
+          return a;
+        };
+        const Emulated e = emulate(arg(cr), arg(cd), gp, false);
+        const cpu::AdmScores got = hip::adm_gpu_scores(e.sums, gp, pair.width, pair.height, opt);
+        cpu::AdmScores want;
+        ASSERT_TRUE(adm.compute(cr, cd, &want).is_ok());
+        ASSERT_TRUE(same_scores(got, want)) << pair.prefix << "_" << pair.distorted << " " << m.oracle << " frame "
+                                            << i;
+        const double g[7] = {got.adm2, got.aim, got.adm3, got.scale[0], got.scale[1], got.scale[2], got.scale[3]};
+        for (int k = 0; k < 7; ++k) {
+          const double expect = oracle.frames[i].at(std::string(names[k]) + m.suffix);
+          max_diff[k] = std::max(max_diff[k], std::abs(g[k] - expect));
+          EXPECT_NEAR(g[k], expect, 2e-6) << pair.prefix << "_" << pair.distorted << " frame " << i << " " << names[k]
+                                          << m.suffix;
+        }
+        ++frames;
+      }
+      checked += " " + pair.prefix + "_" + pair.distorted + "(" + m.oracle + ")";
+    }
+  }
+  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", checked.c_str(),
+              absent.empty() ? " none" : absent.c_str());
+  ASSERT_FALSE(checked.empty()) << "no oracle clip under " << test::shared_testdata_dir();
+  std::printf("%d oracle frames through the emulated kernel bit-exact with cpu::Adm; max |emulated - libvmaf JSON|:",
+              frames);
+  for (int k = 0; k < 7; ++k) std::printf(" %s %.3g", names[k], max_diff[k]);
+  std::printf("\n");
 }
 
 // ---- per-position functions at the edges of their ranges ---------------------------------------------------------
