@@ -199,7 +199,7 @@ void compile_embedded_sources(Vendor vendor, const char* lib_hint, const std::st
     // A loadable ELF image (AMD code object / NVIDIA cubin) of the requested target holding the kernel.
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(image.data()), 4), "\x7f" "ELF");
     const std::string body(reinterpret_cast<const char*>(image.data()), image.size());
-    EXPECT_NE(body.find("psnr_sse_kernel"), std::string::npos);
+    EXPECT_NE(body.find(std::string(sources[i].kernel) + "_"), std::string::npos) << sources[i].kernel;
     if (vendor == Vendor::amd) {
       EXPECT_NE(body.find(arch), std::string::npos) << "target " << arch << " not in image";
     }
