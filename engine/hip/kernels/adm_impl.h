@@ -174,9 +174,10 @@ VX_HD vx_i32 dwt123_hi(vx_i64 t0, vx_i64 t1, vx_i64 t2, vx_i64 t3, vx_i64 round,
   return (vx_i32)((-4240 * t0 - 7345 * t1 + 27411 * t2 - 15826 * t3 + round) >> shift);
 }
 
-// Bands of scale 1..3 at (i, j) from band a of the previous scale (w x h, element type In, stride in elements).
+// Bands of scale 1..3 at (i, j) from band a of the previous scale (w x h, element type In, stride in elements; a
+// band holds fewer than 2^28 elements, so int offsets).
 template <bool kAll, class In>
-VX_HD void dwt123_at(const In* src, vx_i64 stride, int w, int h, int scale, int i, int j, vx_i32 out[4]) {
+VX_HD void dwt123_at(const In* src, int stride, int w, int h, int scale, int i, int j, vx_i32 out[4]) {
   const vx_i64 round_v = scale == 1 ? 0 : 32768;
   const int shift_v = scale == 1 ? 0 : 16;
   const vx_i64 round_h = scale == 2 ? 32768 : 16384;
@@ -267,8 +268,9 @@ VX_HD vx_i64 decouple_k123(vx_i32 o, vx_i32 t) {
     shift = 17 - clz32(abs_o);
     msb = (vx_u16)((abs_o + (1u << (shift - 1))) >> shift);
   }
-  const vx_i64 sign = o < 0 ? -1 : 1;
-  const vx_i64 k = (((vx_i64)recip_q30((vx_i32)msb) * t) * sign + ((vx_i64)1 << (14 + shift))) >> (15 + shift);
+  // libvmaf multiplies by the sign (+-1); |2^30 / msb * t| < 2^61, so negating is the same.
+  const vx_i64 prod = (vx_i64)recip_q30((vx_i32)msb) * t;
+  const vx_i64 k = ((o < 0 ? -prod : prod) + ((vx_i64)1 << (14 + shift))) >> (15 + shift);
   return k < 0 ? 0 : (k > 32768 ? 32768 : k);
 }
 
@@ -280,7 +282,7 @@ VX_HD void decouple123(const vx_i32 o[3], const vx_i32 t[3], double gain, vx_i32
   VX_ADM_UNROLL
   for (int b = 0; b < 3; ++b) {
     const vx_i64 k = decouple_k123(o[b], t[b]);
-    vx_i32 rst = (vx_i32)((k * o[b] + 16384) >> 15);
+    vx_i32 rst = (vx_i32)(((vx_i64)(vx_i32)k * o[b] + 16384) >> 15);  // k in [0, 2^15]: a 32x32-bit product
     const float rst_f = ((float)k / 32768) * ((float)o[b] / 64);
     rst = apply_gain<vx_i32>(rst, angle_flag, rst_f, t[b], gain);
     r[b] = rst;
@@ -299,8 +301,14 @@ VX_HD vx_i16 flt0(vx_i16 c) { return (vx_i16)((4369 * abs16(c) + 2048) >> 12); }
 // The masking threshold's centre term: |csf| / 15 in flt's scale.
 VX_HD vx_i32 centre0(vx_i16 c) { return (vx_i32)(vx_i16)((8738 * abs16(c) + 2048) >> 12); }
 
+// fixed * x for a uint32 factor and an int32 x, as int64: sign(x) * (fixed * |x|), a 32x32-bit unsigned product
+// (below 2^63, so the same value as libvmaf's int64 product).
+VX_HD vx_i64 mul_u32_i32(vx_u32 fixed, vx_i32 x) {
+  const vx_i64 m = (vx_i64)((vx_u64)fixed * (vx_u32)wrap_abs(x));
+  return x < 0 ? -m : m;
+}
 VX_HD vx_i32 csf123(vx_i32 src, vx_u32 fixed) {
-  return (vx_i32)(((vx_i64)fixed * src + ((vx_i64)1 << 27)) >> 28);
+  return (vx_i32)((mul_u32_i32(fixed, src) + ((vx_i64)1 << 27)) >> 28);
 }
 // libvmaf's rounding term 1u << 31 lives in an int32: it subtracts 2^31.
 VX_HD vx_i32 flt123(vx_i32 c) { return (vx_i32)((143165577LL * wrap_abs(c) - 2147483648LL) >> 32); }
@@ -308,8 +316,8 @@ VX_HD vx_i32 centre123(vx_i32 c) { return (vx_i32)((286331153LL * wrap_abs(c) - 
 
 // ---- Stage 3: denominator terms (per sample; the row sums are rounded by adm_row_round) -----------------------
 VX_HD vx_u64 den_term0(vx_i16 x) {
-  const vx_u64 u = (vx_u16)abs16(x);
-  return u * u * u;
+  const vx_u32 u = (vx_u16)abs16(x);
+  return (vx_u64)(u * u) * u;  // u <= 2^15: the square fits 32 bits
 }
 VX_HD vx_u64 den_term123(vx_i32 x, int sq, int cub, vx_u64 cub_round) {
   const vx_u64 u = (vx_u32)wrap_abs(x);
@@ -359,7 +367,7 @@ VX_HD void cm_terms0(const vx_i16 x[3], vx_i32 thr, const ScaleParams& p, vx_i64
 VX_HD void cm_terms123(const vx_i32 x[3], vx_i32 thr, const ScaleParams& p, vx_i64 out[3]) {
   VX_ADM_UNROLL
   for (int b = 0; b < 3; ++b) {
-    const vx_i32 xs = (vx_i32)(((vx_i64)x[b] * (vx_i64)p.fixed[b] + ((vx_i64)1 << 27)) >> 28);
+    const vx_i32 xs = (vx_i32)((mul_u32_i32(p.fixed[b], x[b]) + ((vx_i64)1 << 27)) >> 28);
     out[b] = cm_term(xs, thr, 536870912, 30, p.cm_cub_round[0], p.cm_cub[0]);
   }
 }
@@ -414,7 +422,7 @@ struct PictureSource {
   int w, h, bpc;
   VX_HD vx_u32 operator()(int x, int y) const {
     const vx_u8* row = pic.data + (vx_u64)y * pic.pitch;
-    const vx_u64 at = (vx_u64)x * pic.step;
+    const vx_u32 at = (vx_u32)x * pic.step;  // x < 2^15, step small
     if (pic.bytes == 1) return row[at];
     if (pic.aligned16) return (vx_u32)((const vx_u16*)row)[at] >> pic.shift;
     return ((vx_u32)row[2 * at] | ((vx_u32)row[2 * at + 1] << 8)) >> pic.shift;
@@ -432,7 +440,7 @@ struct BandSource {
   int w, h, scale;
   template <bool kAll>
   VX_HD void dwt(int i, int j, vx_i32 out[4]) const {
-    dwt123_at<kAll>(band, (vx_i64)w, w, h, scale, i, j, out);
+    dwt123_at<kAll>(band, w, w, h, scale, i, j, out);
   }
 };
 
