@@ -113,6 +113,8 @@ class ScorerImpl final : public Scorer {
   VideoGeometry geometry_;
   Backend backend_ = Backend::cpu;
   std::string backend_description_ = "cpu";
+  // The GPU backend's per-scorer state (one frame pipeline shared by the GPU extractors); outlives slots_.
+  std::unique_ptr<BackendSession> session_;
   std::vector<ExtractorSlot> slots_;
   size_t raw_size_ = 0;
   long motion_slot_ = -1;
@@ -163,7 +165,7 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const VideoGeometry& g) {
   if (cfg.subsample == 0) return {Errc::invalid_argument, "subsample must be at least 1"};
   collector_.set_subsample(cfg.subsample);
 
-  VMAFX_TRY(select_backend(cfg_, g, &backend_, &backend_description_));
+  VMAFX_TRY(select_backend(cfg_, g, &backend_, &backend_description_, &session_));
 
   // Features the model needs, in the model's order, then the extra ones.
   std::vector<std::pair<std::string, FeatureOptions>> wanted;
@@ -193,7 +195,7 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const VideoGeometry& g) {
     for (const auto& s : slots_) dup = dup || s.extractor->outputs() == outs;
     if (dup) continue;
     std::unique_ptr<Extractor> ex;
-    VMAFX_TRY(create_extractor(cfg_, backend_, fam, opts, geometry_, &ex));
+    VMAFX_TRY(create_extractor(cfg_, backend_, session_.get(), fam, opts, geometry_, &ex));
     ExtractorSlot slot;
     slot.first_value = raw_size_;
     raw_size_ += ex->outputs().size();
@@ -311,13 +313,28 @@ Status ScorerImpl::submit(const PictureView& ref, const PictureView& dist, int64
     task_done(f, Status::ok());
     return error_status();
   }
-  // Asynchronous extractors first: they only enqueue.
+  // Asynchronous extractors first: they only enqueue. The backend session then queues the frame on the device once
+  // for all of them (one upload of its planes), so the GPU works while the CPU extractors below run.
+  bool started_async = false;
   for (size_t i = 0; i < slots_.size(); i++) {
     if (!f->ran[i]) continue;
     if (slots_[i].extractor->is_async()) {
       Status s = slots_[i].extractor->start(in, f->raw.data() + slots_[i].first_value,
                                             [this, f](Status st) { task_done(f, st); });
-      if (!s.is_ok()) task_done(f, s);
+      if (!s.is_ok()) {
+        task_done(f, s);
+      } else {
+        started_async = true;
+      }
+    }
+  }
+  if (started_async && session_) {
+    // A failure here has already reached every started extractor's `done`; keep the first error.
+    Status s = session_->end_frame();
+    if (!s.is_ok()) {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (error_.is_ok()) error_ = s;
+      cv_.notify_all();
     }
   }
   for (size_t i = 0; i < slots_.size(); i++) {
@@ -471,15 +488,20 @@ bool ScorerImpl::wait_next(FrameScore* out) {
 }
 
 Status ScorerImpl::drain_all() {
-  for (auto& s : slots_)
-    if (s.extractor->is_async()) VMAFX_TRY(s.extractor->drain());
+  // Keep the first failure but always wait for every frame: CPU tasks may still run on the pool.
+  Status first = session_ ? session_->drain() : Status::ok();
+  for (auto& s : slots_) {
+    if (!s.extractor->is_async()) continue;
+    Status d = s.extractor->drain();
+    if (first.is_ok() && !d.is_ok()) first = d;
+  }
   std::unique_lock<std::mutex> lk(mu_);
   cv_.wait(lk, [&] {
     for (auto& f : frames_)
       if (!f->computed) return false;
     return true;
   });
-  return Status::ok();
+  return first;
 }
 
 Status ScorerImpl::flush() {

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GPU motion: the typed launcher of kernels/motion.hip (the SAD of cpu::motion_sad) and MotionGpu, the GpuFeature
+// that turns it into libvmaf's VMAF_integer_feature_motion_sad_score with the CPU reference's own
+// cpu::motion_score_from_sad. integer_motion2 / integer_motion3 stay in the scorer's in-order stage (cpu::MotionPost).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "hip/device.h"
+#include "hip/feature.h"
+#include "hip/module.h"
+#include "hip/psnr_sse.h"
+
+namespace vmafx::hip {
+
+class MotionSad {
+ public:
+  static constexpr unsigned kThreads = 256;  // the kernel's block size (MOTION_THREADS)
+  static constexpr unsigned kRows = 4;       // rows per block (MOTION_ROWS)
+
+  static Status create(std::shared_ptr<Device> device, MotionSad* out, const ModuleOptions& options = {});
+
+  // Queues on the library stream: *sad += SAD of the blurred difference prev - cur (cpu::motion_sad's value). `sad`
+  // is a uint64 in device memory that the caller clears after the frame's upload. Planes of equal size, at least
+  // 3x3, `bpc` 8..16; their layouts (bytes, shift, step, pitch) may differ. `row_sums` (tests; device memory of
+  // height uint32, or null) receives each row's 32-bit sum (cpu::motion_row_sad).
+  Status enqueue(const DevicePlane& prev, const DevicePlane& cur, unsigned bpc, void* sad,
+                 void* row_sums = nullptr) const;
+
+  const Module& module() const { return module_; }
+
+ private:
+  std::shared_ptr<Device> device_;
+  Module module_;
+  Kernel kernel_;
+};
+
+class MotionGpu final : public GpuFeature {
+ public:
+  static Status create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc, unsigned slots,
+                       std::unique_ptr<MotionGpu>* out, const ModuleOptions& options = {});
+
+  const char* name() const override { return "motion"; }
+  size_t output_count() const override { return 1; }
+  // Without frame.prev_ref (the first frame) nothing is queued and finish() gives 0, as libvmaf.
+  Status enqueue(const FramePlanes& frame, unsigned slot) override;
+  Status finish(unsigned slot, double* out) override;
+
+  // The SAD read back for `slot` (tests).
+  uint64_t sad(unsigned slot) const;
+  const MotionSad& kernel() const { return sad_; }
+
+ private:
+  std::shared_ptr<Device> device_;
+  MotionSad sad_;
+  uint32_t width_ = 0, height_ = 0;
+  unsigned bpc_ = 8;
+  DeviceBuffer acc_;         // one uint64 per slot
+  PinnedBuffer readback_;    // one uint64 per slot
+  std::vector<uint8_t> has_prev_;
+};
+
+}  // namespace vmafx::hip

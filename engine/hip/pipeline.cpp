@@ -1,0 +1,513 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "hip/pipeline.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
+namespace vmafx::hip {
+
+namespace {
+
+constexpr size_t kRowAlignment = 64;                // pitch of the pipeline's planes (staging and device)
+constexpr size_t kPlaneAlignment = 256;             // start of each plane in a plane set
+constexpr size_t kParallelCopyMin = size_t(1) << 20;  // smaller frames are copied by the submitting thread alone
+constexpr size_t kCopyChunk = size_t(256) << 10;     // bytes per piece of work of a parallel copy
+
+size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+// Bytes from the first to the last sample of a row of `w` samples.
+size_t row_extent(uint32_t w, unsigned step, unsigned word) { return (size_t(w - 1) * step + 1) * word; }
+
+}  // namespace
+
+Plant planted_defect() {
+  const char* v = std::getenv("VMAFX_HIP_PLANT");
+  if (!v || !*v) return Plant::none;
+  if (!std::strcmp(v, "clear_before_upload")) return Plant::clear_before_upload;
+  if (!std::strcmp(v, "skip_wait")) return Plant::skip_wait;
+  return Plant::none;
+}
+
+const char* plant_name(Plant p) {
+  switch (p) {
+    case Plant::none: return "none";
+    case Plant::clear_before_upload: return "clear_before_upload";
+    case Plant::skip_wait: return "skip_wait";
+  }
+  return "?";
+}
+
+// ---- CopyPool: host copies into the pinned ring, split over helper threads -------------------------------------
+
+class HipPipeline::CopyPool {
+ public:
+  struct Job {
+    uint8_t* dst;
+    size_t dst_pitch;
+    const uint8_t* src;
+    ptrdiff_t src_stride;
+    size_t row_bytes;
+    size_t rows;
+  };
+
+  explicit CopyPool(unsigned helpers) {
+    for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { work(); });
+  }
+  ~CopyPool() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  unsigned helpers() const { return unsigned(threads_.size()); }
+
+  // Copies every job; large ones are cut into pieces that the helpers and this thread take in turn.
+  void run(const std::vector<Job>& jobs) {
+    size_t total = 0;
+    for (const Job& j : jobs) total += j.row_bytes * j.rows;
+    if (threads_.empty() || total < kParallelCopyMin) {
+      for (const Job& j : jobs) copy(j);
+      return;
+    }
+    pieces_.clear();
+    for (const Job& j : jobs) {
+      const size_t rows_per_piece = std::max<size_t>(1, kCopyChunk / std::max<size_t>(1, j.row_bytes));
+      for (size_t r = 0; r < j.rows; r += rows_per_piece) {
+        Job p = j;
+        p.dst = j.dst + r * j.dst_pitch;
+        p.src = j.src + ptrdiff_t(r) * j.src_stride;
+        p.rows = std::min(rows_per_piece, j.rows - r);
+        pieces_.push_back(p);
+      }
+    }
+    // No helper touches pieces_ between runs: helpers join a run only while it is open, and a run closes once
+    // every piece is copied and every helper that joined has left.
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      next_.store(0);
+      remaining_ = pieces_.size();
+      open_ = true;
+      ++generation_;
+    }
+    cv_.notify_all();
+    take_pieces();
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [&] { return remaining_ == 0 && active_ == 0; });
+    open_ = false;
+  }
+
+ private:
+  static void copy(const Job& j) {
+    if (j.src_stride == ptrdiff_t(j.row_bytes) && j.dst_pitch == j.row_bytes) {
+      std::memcpy(j.dst, j.src, j.row_bytes * j.rows);
+      return;
+    }
+    for (size_t r = 0; r < j.rows; ++r)
+      std::memcpy(j.dst + r * j.dst_pitch, j.src + ptrdiff_t(r) * j.src_stride, j.row_bytes);
+  }
+
+  void take_pieces() {
+    size_t done = 0;
+    for (;;) {
+      const size_t i = next_.fetch_add(1);
+      if (i >= pieces_.size()) break;
+      copy(pieces_[i]);
+      ++done;
+    }
+    if (done) {
+      std::lock_guard<std::mutex> lk(mu_);
+      remaining_ -= done;
+      if (remaining_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  void work() {
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || (open_ && generation_ != seen); });
+        if (stop_) return;
+        seen = generation_;
+        ++active_;
+      }
+      take_pieces();
+      std::lock_guard<std::mutex> lk(mu_);
+      if (--active_ == 0 && remaining_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::vector<Job> pieces_;
+  std::atomic<size_t> next_{0};
+  std::mutex mu_;
+  std::condition_variable cv_, done_cv_;
+  size_t remaining_ = 0;   // pieces not yet copied
+  unsigned active_ = 0;    // helpers inside the open run
+  bool open_ = false;
+  uint64_t generation_ = 0;
+  bool stop_ = false;
+};
+
+// ---- HipPipeline ---------------------------------------------------------------------------------------------
+
+Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig& cfg,
+                           std::shared_ptr<HipPipeline>* out) {
+  if (!device) return {Errc::invalid_argument, "HIP pipeline without a device"};
+  if (cfg.width == 0 || cfg.height == 0) return {Errc::invalid_argument, "HIP pipeline for an empty picture"};
+  if (cfg.bpc < 8 || cfg.bpc > 16) return {Errc::unsupported, "HIP pipeline: bit depth " + std::to_string(cfg.bpc)};
+  if (cfg.slots < 2 || cfg.slots > 64)
+    return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.slots) + " slots (2..64)"};
+  std::shared_ptr<HipPipeline> p(new HipPipeline());
+  p->device_ = device;
+  p->cfg_ = cfg;
+  p->plant_ = planted_defect();
+  p->slots_.resize(cfg.slots);
+  for (Slot& s : p->slots_) VMAFX_TRY(Event::create(device, &s.event));
+  unsigned helpers = 0;
+  if (cfg.copy_threads >= 0) {
+    helpers = unsigned(cfg.copy_threads);
+  } else {
+    const unsigned hw = std::thread::hardware_concurrency();
+    helpers = hw >= 4 ? std::min(3u, hw - 1) : 0u;
+  }
+  p->copy_pool_ = std::make_unique<CopyPool>(helpers);
+  p->completion_ = std::thread([raw = p.get()] { raw->completion_loop(); });
+  *out = std::move(p);
+  return Status::ok();
+}
+
+HipPipeline::~HipPipeline() {
+  Status s = drain();
+  // Work of a frame that failed half-way has no slot event: wait for the stream before the features free the
+  // memory it writes (teardown only).
+  if (device_) s = device_->synchronize();
+  (void)s;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (completion_.joinable()) completion_.join();
+}
+
+Status HipPipeline::add_feature(std::unique_ptr<GpuFeature> feature, const FeatureNeeds& needs, unsigned* id) {
+  if (!feature) return {Errc::invalid_argument, "HIP pipeline: null feature"};
+  if (allocated_ || stats_.frames > 0)
+    return {Errc::invalid_argument, "HIP pipeline: features are added before the first frame"};
+  *id = unsigned(features_.size());
+  needs_prev_ = needs_prev_ || needs.prev_ref;
+  needs_chroma_ = needs_chroma_ || needs.chroma;
+  features_.push_back({std::move(feature), needs});
+  return Status::ok();
+}
+
+GpuFeature* HipPipeline::feature(unsigned id) const {
+  return id < features_.size() ? features_[id].feature.get() : nullptr;
+}
+
+PipelineStats HipPipeline::stats() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  return stats_;
+}
+
+Status HipPipeline::add(unsigned id, uint64_t index, const PictureView& ref, const PictureView& dist,
+                        const PictureView* prev_ref, double* out, Done done) {
+  if (id >= features_.size()) return {Errc::invalid_argument, "HIP pipeline: no feature " + std::to_string(id)};
+  if (!out || !done) return {Errc::invalid_argument, "HIP pipeline: a part needs an output and a done callback"};
+  if (open_ && index != open_index_) VMAFX_TRY(submit_frame());
+  if (!open_) {
+    if (ref.width != cfg_.width || ref.height != cfg_.height || ref.bit_depth != cfg_.bpc ||
+        dist.width != cfg_.width || dist.height != cfg_.height || dist.bit_depth != cfg_.bpc)
+      return {Errc::unsupported, "HIP pipeline: frame " + std::to_string(index) + " is not the " +
+                                     std::to_string(cfg_.width) + "x" + std::to_string(cfg_.height) + " " +
+                                     std::to_string(cfg_.bpc) + "-bit video the pipeline was made for"};
+    open_ = true;
+    open_index_ = index;
+    open_ref_ = ref;
+    open_dist_ = dist;
+    open_has_prev_ = prev_ref != nullptr;
+    if (prev_ref) open_prev_ = *prev_ref;
+    open_parts_.clear();
+  }
+  for (const Part& p : open_parts_)
+    if (p.feature == id) return {Errc::invalid_argument, "HIP pipeline: feature added twice to one frame"};
+  open_parts_.push_back({id, out, std::move(done)});
+  return Status::ok();
+}
+
+void HipPipeline::fail_parts(std::vector<Part>* parts, const Status& s) {
+  for (Part& p : *parts) {
+    if (p.done) p.done(s);
+  }
+  parts->clear();
+}
+
+Status HipPipeline::submit_frame() {
+  if (!open_) return Status::ok();
+  std::vector<Part> parts = std::move(open_parts_);
+  open_parts_.clear();
+  open_ = false;
+  Status s = submit_locked_out(&parts);
+  if (!s) {
+    s.prepend("HIP pipeline, frame " + std::to_string(open_index_));
+    fail_parts(&parts, s);
+  }
+  return s;
+}
+
+Status HipPipeline::allocate() {
+  // The largest frame: both lumas, and with chroma four chroma planes with room for interleaved rows (step 2).
+  // Planes are placed one after another per frame (stage()), so a frame uploads only what it holds.
+  const unsigned word = cfg_.bpc > 8 ? 2 : 1;
+  set_bytes_ = 2 * (align_up(size_t(cfg_.width) * word, kRowAlignment) * cfg_.height + kPlaneAlignment);
+  if (needs_chroma_ && cfg_.chroma != Chroma::k400) {
+    const uint32_t cw = chroma_width(cfg_.chroma, cfg_.width), ch = chroma_height(cfg_.chroma, cfg_.height);
+    set_bytes_ += 4 * (align_up(size_t(cw) * 2 * word, kRowAlignment) * ch + kPlaneAlignment);
+  }
+  for (DeviceBuffer& b : sets_) VMAFX_TRY(DeviceBuffer::create(device_, set_bytes_, &b));
+  VMAFX_TRY(PinnedRing::create(device_, slots(), set_bytes_, &staging_));
+  allocated_ = true;
+  return Status::ok();
+}
+
+// Copies the planes of a host frame into the next pinned ring slot and describes them as they will lie in plane set
+// `set`. The upload itself is queued by the caller.
+Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool dist_needed, bool chroma_needed,
+                          unsigned set, FramePlanes* planes) {
+  if (ref.memory != MemoryKind::host || (dist_needed && dist.memory != MemoryKind::host))
+    return {Errc::unsupported, "a frame with one picture in host and one in device memory"};
+  if (!allocated_) VMAFX_TRY(allocate());
+  PinnedRing::Slot slot;
+  VMAFX_TRY(staging_.acquire(&slot));
+  uint8_t* dev_base = sets_[set].as<uint8_t>();
+  std::vector<CopyPool::Job> jobs;
+  size_t end = 0;
+  auto plane = [&](const PictureView& v, unsigned p, DevicePlane* dp) -> Status {
+    const PlaneView& pv = v.planes[p];
+    const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
+    const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
+    if (!pv.data) return {Errc::invalid_argument, "plane " + std::to_string(p) + " has no data"};
+    const unsigned step = pv.step ? pv.step : 1;
+    const size_t extent = row_extent(w, step, v.bytes_per_sample);
+    const size_t pitch = align_up(extent, kRowAlignment);
+    const size_t offset = align_up(end, kPlaneAlignment);
+    if (offset + pitch * h > set_bytes_)
+      return {Errc::unsupported, "plane " + std::to_string(p) + " (" + std::to_string(w) + "x" + std::to_string(h) +
+                                     ", step " + std::to_string(step) + ") does not fit the pipeline's " +
+                                     std::to_string(set_bytes_) + "-byte plane set"};
+    jobs.push_back({slot.host + offset, pitch, pv.data, pv.stride, extent, h});
+    *dp = {dev_base + offset, pitch, w, h, v.bytes_per_sample, v.shift, uint8_t(step)};
+    end = offset + pitch * h;
+    return Status::ok();
+  };
+  VMAFX_TRY(plane(ref, 0, &planes->ref[0]));
+  if (dist_needed) VMAFX_TRY(plane(dist, 0, &planes->dist[0]));
+  if (chroma_needed) {
+    VMAFX_TRY(plane(ref, 1, &planes->ref[1]));
+    VMAFX_TRY(plane(ref, 2, &planes->ref[2]));
+    VMAFX_TRY(plane(dist, 1, &planes->dist[1]));
+    VMAFX_TRY(plane(dist, 2, &planes->dist[2]));
+  }
+  copy_pool_->run(jobs);
+  size_t staged = 0;
+  for (const auto& j : jobs) staged += j.row_bytes * j.rows;
+  // Frame N+1's host copy above overlapped the device's work on frame N; the upload is one copy of the set's
+  // prefix that holds every needed plane.
+  upload_src_ = slot.host;
+  upload_dst_ = dev_base;
+  upload_bytes_ = end;
+  upload_slot_ = slot;
+  std::lock_guard<std::mutex> lk(mu_);
+  stats_.staged_bytes += staged;
+  return Status::ok();
+}
+
+Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed,
+                                  FramePlanes* planes) {
+  const int dev = device_->info().index;
+  for (const PictureView* v : {&ref, &dist}) {
+    if (v->memory != MemoryKind::device)
+      return {Errc::unsupported, "a frame with one picture in host and one in device memory"};
+    if (v->device >= 0 && v->device != dev)
+      return {Errc::unsupported, "a picture in the memory of device " + std::to_string(v->device) +
+                                     ", the pipeline runs on device " + std::to_string(dev)};
+  }
+  auto plane = [&](const PictureView& v, unsigned p, DevicePlane* dp) -> Status {
+    const PlaneView& pv = v.planes[p];
+    if (!pv.data) return {Errc::invalid_argument, "device plane " + std::to_string(p) + " has no data"};
+    if (pv.stride <= 0)
+      return {Errc::unsupported, "device plane " + std::to_string(p) + " with a stride of " +
+                                     std::to_string(pv.stride) + " (device planes need a positive stride)"};
+    const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
+    const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
+    *dp = {pv.data, size_t(pv.stride), w, h, v.bytes_per_sample, v.shift, uint8_t(pv.step ? pv.step : 1)};
+    return Status::ok();
+  };
+  VMAFX_TRY(plane(ref, 0, &planes->ref[0]));
+  VMAFX_TRY(plane(dist, 0, &planes->dist[0]));
+  if (chroma_needed) {
+    for (unsigned p = 1; p < 3; ++p) {
+      VMAFX_TRY(plane(ref, p, &planes->ref[p]));
+      VMAFX_TRY(plane(dist, p, &planes->dist[p]));
+    }
+  }
+  return Status::ok();
+}
+
+Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
+  VMAFX_TRY(device_->status());
+  if (parts->empty()) return Status::ok();
+  const uint64_t index = open_index_;
+
+  bool dist_needed = false, chroma_needed = false, prev_needed = false;
+  for (const Part& p : *parts) {
+    const FeatureNeeds& n = features_[p.feature].needs;
+    dist_needed = dist_needed || n.dist || n.chroma;
+    chroma_needed = chroma_needed || n.chroma;
+    prev_needed = prev_needed || n.prev_ref;
+  }
+  chroma_needed = chroma_needed && cfg_.chroma != Chroma::k400;
+
+  // A free slot: the frame `slots` frames back has finished (its done callbacks ran).
+  const unsigned k = next_slot_;
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (slots_[k].busy) {
+      ++stats_.blocked_submits;
+      cv_.wait(lk, [&] { return !slots_[k].busy; });
+    }
+  }
+  VMAFX_TRY(device_->collect());
+
+  FramePlanes planes;
+  planes.width = cfg_.width;
+  planes.height = cfg_.height;
+  planes.bpc = cfg_.bpc;
+  planes.planes = chroma_needed ? 3 : 1;
+
+  // The previous reference luma: the previous frame's, left on the device by this pipeline, or a device picture.
+  DevicePlane prev_plane;
+  if (prev_needed && open_has_prev_) {
+    if (have_last_ && last_index_ + 1 == index) {
+      prev_plane = last_ref_;
+    } else if (open_prev_.memory == MemoryKind::device && open_prev_.planes[0].data && open_prev_.planes[0].stride > 0) {
+      const PlaneView& pv = open_prev_.planes[0];
+      prev_plane = {pv.data, size_t(pv.stride), open_prev_.width, open_prev_.height, open_prev_.bytes_per_sample,
+                    open_prev_.shift, uint8_t(pv.step ? pv.step : 1)};
+    } else {
+      return {Errc::internal, "the previous reference luma is not on the device (frame " + std::to_string(index - 1) +
+                                  " was not submitted to this pipeline)"};
+    }
+    planes.prev_ref = &prev_plane;
+  }
+
+  const bool host = open_ref_.memory == MemoryKind::host;
+  auto enqueue_features = [&]() -> Status {
+    for (const Part& p : *parts) {
+      GpuFeature* f = features_[p.feature].feature.get();
+      Status s = f->enqueue(planes, k);
+      if (!s) return s.prepend(f->name());
+    }
+    return Status::ok();
+  };
+  if (host) {
+    const unsigned set = next_set_;
+    VMAFX_TRY(stage(open_ref_, open_dist_, dist_needed, chroma_needed, set, &planes));
+    if (plant_ == Plant::clear_before_upload) VMAFX_TRY(enqueue_features());  // planted defect: work before upload
+    VMAFX_TRY(device_->copy_async(CopyKind::host_to_device, upload_dst_, upload_src_, upload_bytes_));
+    VMAFX_TRY(staging_.submit(upload_slot_));
+    if (plant_ != Plant::clear_before_upload) VMAFX_TRY(enqueue_features());
+    next_set_ = 1 - set;
+  } else {
+    VMAFX_TRY(device_planes(open_ref_, open_dist_, chroma_needed, &planes));
+    VMAFX_TRY(enqueue_features());
+  }
+  Slot& slot = slots_[k];
+  VMAFX_TRY(slot.event.record());
+
+  last_ref_ = planes.ref[0];
+  last_index_ = index;
+  have_last_ = true;
+  next_slot_ = (k + 1) % slots();
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    ++stats_.frames;
+    if (host) {
+      ++stats_.host_frames;
+      ++stats_.upload_calls;
+      stats_.uploaded_bytes += upload_bytes_;
+    } else {
+      ++stats_.device_frames;
+    }
+    slot.index = index;
+    slot.busy = true;
+    if (plant_ != Plant::skip_wait) {
+      slot.parts = std::move(*parts);
+      parts->clear();
+      queue_.push_back(k);
+    }
+  }
+  if (plant_ == Plant::skip_wait) {
+    // Planted defect: the scores are read back before the device has written them.
+    for (Part& p : *parts) p.done(features_[p.feature].feature->finish(k, p.out));
+    parts->clear();
+    std::lock_guard<std::mutex> lk(mu_);
+    slot.busy = false;
+    return Status::ok();
+  }
+  cv_.notify_all();
+  return Status::ok();
+}
+
+void HipPipeline::completion_loop() {
+  for (;;) {
+    unsigned k = 0;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      cv_.wait(lk, [&] { return stop_ || !queue_.empty(); });
+      if (queue_.empty()) return;
+      k = queue_.front();
+    }
+    Slot& slot = slots_[k];
+    const Status waited = slot.event.synchronize();
+    std::vector<Part> parts;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      parts = std::move(slot.parts);
+      slot.parts.clear();
+    }
+    for (Part& p : parts) {
+      Status s = waited;
+      if (s) {
+        GpuFeature* f = features_[p.feature].feature.get();
+        s = f->finish(k, p.out);
+        if (!s) s.prepend(std::string(f->name()) + " finishing frame " + std::to_string(slot.index));
+      }
+      p.done(s);
+    }
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      slot.busy = false;
+      queue_.pop_front();
+    }
+    cv_.notify_all();
+  }
+}
+
+Status HipPipeline::drain() {
+  Status s = submit_frame();
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return queue_.empty(); });
+  }
+  if (!s) return s;
+  return device_->status();
+}
+
+}  // namespace vmafx::hip

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GPU PSNR: PsnrGpu, the GpuFeature over PsnrSse (kernels/psnr.hip). The kernel gives each plane's sum of squared
+// differences as an exact uint64; finish() turns them into psnr_y, psnr_cb, psnr_cr with the CPU reference's own
+// cpu::psnr_from_sse, so the scores equal the CPU's bit for bit.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "hip/device.h"
+#include "hip/feature.h"
+#include "hip/psnr_sse.h"
+#include "vmafx/picture.h"
+
+namespace vmafx::hip {
+
+class PsnrGpu final : public GpuFeature {
+ public:
+  // libvmaf's 8-bit path sums each row in 32 bits, which wraps for rows wider than this; the kernel sums in 64 bits,
+  // so wider 8-bit pictures are refused (Errc::unsupported) and scored on the CPU.
+  static constexpr uint32_t kMaxWidth8Bit = 66052;
+
+  // Planes scored: Y for 4:0:0, else Y, Cb, Cr at libvmaf's (floor) chroma size. Depths 8, 10, 12, 16 (libvmaf's).
+  static Status create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc, Chroma chroma,
+                       unsigned slots, std::unique_ptr<PsnrGpu>* out, const ModuleOptions& options = {});
+
+  const char* name() const override { return "psnr"; }
+  size_t output_count() const override { return planes_; }
+  Status enqueue(const FramePlanes& frame, unsigned slot) override;
+  Status finish(unsigned slot, double* out) override;
+
+  // The sums read back for `slot`, plane p (tests).
+  uint64_t sse(unsigned slot, unsigned plane) const;
+
+ private:
+  std::shared_ptr<Device> device_;
+  PsnrSse sse_;
+  uint32_t w_[3] = {0, 0, 0}, h_[3] = {0, 0, 0};
+  unsigned bpc_ = 8;
+  unsigned planes_ = 3;
+  unsigned slots_ = 0;
+  DeviceBuffer acc_;       // 3 uint64 per slot
+  PinnedBuffer readback_;  // 3 uint64 per slot
+};
+
+}  // namespace vmafx::hip

@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GPU motion kernel and the HIP frame pipeline against the CPU reference, exactly.
+//
+// motion_sad_kernel: seeded, edge-biased plane pairs (random, all-min against all-max, min/max noise, small
+// differences) of 8, 10, 12 and 16 bits (16-bit words, the sample in the high bits with noise below, interleaved
+// samples), previous and current in different layouts and pitches, 3x3 to 3840x2160, a row whose 32-bit sum wraps,
+// and the run-time compiled kernel. A mismatch is located by the kernel's per-row sums and printed with its seed.
+//
+// HipPipeline: host frames (staged through the pinned ring, one upload per frame) and device frames (read in place,
+// no upload) give the CPU's motion and PSNR scores; motion's previous reference survives host/device changes; a frame
+// of motion alone uploads only the reference luma; a feature failing in enqueue or finish reaches every `done` of
+// its frame; submit_frame blocks only when every slot is busy. Skips (exit 77) without a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <future>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu/motion.h"
+#include "cpu/plane.h"
+#include "cpu/psnr.h"
+#include "gpu_device.h"
+#include "hip/motion_gpu.h"
+#include "hip/pipeline.h"
+#include "hip/psnr_gpu.h"
+
+namespace vmafx::hip {
+namespace {
+
+#define ASSERT_OK(expr)                                         \
+  do {                                                          \
+    ::vmafx::Status s_ = (expr);                                \
+    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
+  } while (0)
+
+// ---- motion_sad_kernel ---------------------------------------------------------------------------------------
+
+struct HostPlane {
+  std::vector<uint8_t> bytes;
+  size_t pitch = 0;
+  uint32_t w = 0, h = 0;
+  unsigned bpc = 8;
+  uint8_t word = 1, shift = 0, step = 1;
+
+  void put(uint32_t x, uint32_t y, uint32_t v, uint32_t noise) {
+    uint8_t* row = bytes.data() + size_t(y) * pitch;
+    if (word == 1) {
+      row[size_t(x) * step] = uint8_t(v);
+      return;
+    }
+    const uint32_t w16 = (v << shift) | (shift ? (noise & ((1u << shift) - 1)) : 0);
+    row[size_t(x) * step * 2] = uint8_t(w16);
+    row[size_t(x) * step * 2 + 1] = uint8_t(w16 >> 8);
+  }
+  cpu::Plane cpu() const {
+    cpu::Plane p;
+    p.data = bytes.data();
+    p.stride = ptrdiff_t(pitch);
+    p.w = w;
+    p.h = h;
+    p.bytes = word;
+    p.shift = shift;
+    p.step = step;
+    p.bpc = uint8_t(bpc);
+    return p;
+  }
+};
+
+struct Format {
+  const char* name;
+  unsigned bpc;
+  uint8_t word, shift, step;
+};
+const Format kFormats[] = {
+    {"8-bit", 8, 1, 0, 1},
+    {"10-bit", 10, 2, 0, 1},
+    {"12-bit", 12, 2, 0, 1},
+    {"16-bit", 16, 2, 0, 1},
+    {"10-bit in the high bits (P010)", 10, 2, 6, 1},
+    {"8-bit interleaved", 8, 1, 0, 2},
+    {"16-bit interleaved", 16, 2, 0, 2},
+};
+
+enum class Content { random, extremes, noise, near };
+const char* content_name(Content c) {
+  switch (c) {
+    case Content::random: return "random";
+    case Content::extremes: return "all-max against all-min";
+    case Content::noise: return "min/max noise";
+    case Content::near: return "small differences";
+  }
+  return "?";
+}
+
+HostPlane make_plane(const Format& f, uint32_t w, uint32_t h, size_t pad, std::mt19937* rng) {
+  HostPlane p;
+  p.w = w;
+  p.h = h;
+  p.bpc = f.bpc;
+  p.word = f.word;
+  p.shift = f.shift;
+  p.step = f.step;
+  p.pitch = size_t(w) * f.step * f.word + pad;
+  p.bytes.resize(p.pitch * h);
+  for (auto& b : p.bytes) b = uint8_t((*rng)());
+  return p;
+}
+
+void fill_pair(Content c, std::mt19937* rng, HostPlane* prev, HostPlane* cur) {
+  const uint32_t max = (1u << cur->bpc) - 1;
+  for (uint32_t y = 0; y < cur->h; ++y) {
+    for (uint32_t x = 0; x < cur->w; ++x) {
+      uint32_t a = 0, b = 0;
+      switch (c) {
+        case Content::random: a = (*rng)() & max; b = (*rng)() & max; break;
+        case Content::extremes: a = max; b = 0; break;
+        case Content::noise: a = ((*rng)() & 1) ? max : 0; b = ((*rng)() & 1) ? max : 0; break;
+        case Content::near:
+          a = (*rng)() & max;
+          b = uint32_t(std::clamp(int(a) + int((*rng)() % 9) - 4, 0, int(max)));
+          break;
+      }
+      prev->put(x, y, a, (*rng)());
+      cur->put(x, y, b, (*rng)());
+    }
+  }
+}
+
+struct GpuPlane {
+  DeviceBuffer buffer;
+  DevicePlane view;
+};
+
+Status upload(const std::shared_ptr<Device>& dev, const HostPlane& p, size_t dev_pitch, GpuPlane* out) {
+  const size_t row = size_t(p.w) * p.step * p.word;
+  VMAFX_TRY(DeviceBuffer::create(dev, dev_pitch * p.h, &out->buffer));
+  VMAFX_TRY(dev->copy_2d_async({CopyKind::host_to_device, out->buffer.data(), dev_pitch, p.bytes.data(), p.pitch,
+                                row, p.h}));
+  out->view = {out->buffer.data(), dev_pitch, p.w, p.h, p.word, p.shift, p.step};
+  return Status::ok();
+}
+
+// Runs the kernel once; *sad and the per-row sums come back.
+Status gpu_motion(const std::shared_ptr<Device>& dev, const MotionSad& k, const DevicePlane& prev,
+                  const DevicePlane& cur, unsigned bpc, uint64_t* sad, std::vector<uint32_t>* rows) {
+  DeviceBuffer acc, row_sums;
+  VMAFX_TRY(DeviceBuffer::create(dev, 8, &acc));
+  VMAFX_TRY(DeviceBuffer::create(dev, size_t(cur.height) * 4, &row_sums));
+  VMAFX_TRY(dev->memset_d32_async(acc.data(), 0, 2));
+  VMAFX_TRY(dev->memset_d32_async(row_sums.data(), 0xdeadbeef, cur.height));
+  VMAFX_TRY(k.enqueue(prev, cur, bpc, acc.data(), row_sums.data()));
+  rows->assign(cur.height, 0);
+  VMAFX_TRY(dev->copy_async(CopyKind::device_to_host, sad, acc.data(), 8));
+  VMAFX_TRY(dev->copy_async(CopyKind::device_to_host, rows->data(), row_sums.data(), size_t(cur.height) * 4));
+  return dev->synchronize();
+}
+
+// One pair: GPU SAD against cpu::motion_sad; on a mismatch the first row whose sum differs.
+void check_motion(const std::shared_ptr<Device>& dev, const MotionSad& k, uint32_t seed, const Format& f,
+                  const Format& cur_f, Content c, uint32_t w, uint32_t h) {
+  std::mt19937 rng(seed);
+  HostPlane prev = make_plane(f, w, h, seed % 5, &rng);
+  HostPlane cur = make_plane(cur_f, w, h, (seed / 5) % 3, &rng);
+  fill_pair(c, &rng, &prev, &cur);
+  GpuPlane gp, gc;
+  const size_t prow = size_t(w) * f.step * f.word, crow = size_t(w) * cur_f.step * cur_f.word;
+  ASSERT_OK(upload(dev, prev, prow + 3, &gp));                       // odd pitch
+  ASSERT_OK(upload(dev, cur, (crow + 255) / 256 * 256, &gc));        // aligned pitch
+  uint64_t got = 0;
+  std::vector<uint32_t> rows;
+  ASSERT_OK(gpu_motion(dev, k, gp.view, gc.view, f.bpc, &got, &rows));
+  std::vector<int32_t> scratch(w);
+  const uint64_t want = cpu::motion_sad(prev.cpu(), cur.cpu(), scratch.data());
+  if (got == want) return;
+  std::string where = "no single row differs";
+  for (uint32_t y = 0; y < h; ++y) {
+    cpu::motion_blur_diff_row(prev.cpu(), cur.cpu(), y, scratch.data());
+    const uint32_t want_row = cpu::motion_row_sad(scratch.data(), w);
+    if (rows[y] != want_row) {
+      where = "first row that differs: y=" + std::to_string(y) + " GPU " + std::to_string(rows[y]) + " CPU " +
+              std::to_string(want_row);
+      break;
+    }
+  }
+  ADD_FAILURE() << content_name(c) << " " << f.name << " (current: " << cur_f.name << ") " << w << "x" << h
+                << " seed " << seed << ": GPU SAD " << got << ", CPU " << want << "; " << where;
+}
+
+struct Size {
+  uint32_t w, h;
+};
+const Size kSizes[] = {{3, 3}, {4, 3}, {3, 9}, {17, 13}, {257, 5}, {333, 197}, {1919, 1079}, {1920, 1080},
+                       {3840, 2160}};
+
+TEST(HipMotionSad, MatchesCpuOnEdgeBiasedPlanes) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  MotionSad k;
+  ASSERT_OK(MotionSad::create(dev, &k));
+  std::printf("motion_sad_kernel from %s on %s\n", k.module().origin().c_str(), dev->info().name.c_str());
+  uint32_t seed = 20261202;
+  int runs = 0;
+  for (const Format& f : kFormats) {
+    // The current plane in the packed layout of the same depth (the previous one in the format under test).
+    const Format packed = f.bpc == 8 ? kFormats[0] : Format{"16-bit words", f.bpc, 2, 0, 1};
+    for (const Size& s : kSizes) {
+      for (Content c : {Content::random, Content::extremes, Content::noise, Content::near}) {
+        check_motion(dev, k, seed, f, (seed & 1) ? f : packed, c, s.w, s.h);
+        ++seed;
+        ++runs;
+        if (HasFailure()) return;
+      }
+    }
+  }
+  std::printf("%d plane pairs (%zu formats x %zu sizes x 4 contents): GPU SAD equal to cpu::motion_sad\n", runs,
+              std::size(kFormats), std::size(kSizes));
+}
+
+TEST(HipMotionSad, RowSumWrapsLikeLibvmaf) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  MotionSad k;
+  ASSERT_OK(MotionSad::create(dev, &k));
+  // 70000 * 65535 > 2^32: libvmaf's 32-bit row sum wraps; so must the kernel's.
+  check_motion(dev, k, 99, kFormats[0], kFormats[0], Content::extremes, 70000, 3);
+  check_motion(dev, k, 100, kFormats[1], kFormats[1], Content::extremes, 70000, 5);
+  check_motion(dev, k, 101, kFormats[1], kFormats[1], Content::random, 70001, 4);
+}
+
+TEST(HipMotionSad, RunTimeCompiledKernelMatchesCpu) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const Rtc* rtc = nullptr;
+  Status rs = load_rtc(dev->api(), &rtc);
+  if (!rs) GTEST_SKIP() << "no run-time compiler on this machine: " << rs.message();
+  ModuleOptions rtc_only;
+  rtc_only.use_embedded = false;
+  rtc_only.use_cache = false;
+  MotionSad k;
+  ASSERT_OK(MotionSad::create(dev, &k, rtc_only));
+  std::printf("motion_sad_kernel from %s\n", k.module().origin().c_str());
+  check_motion(dev, k, 4242, kFormats[0], kFormats[0], Content::random, 1920, 1080);
+  check_motion(dev, k, 4243, kFormats[4], kFormats[1], Content::near, 333, 197);
+  check_motion(dev, k, 4244, kFormats[3], kFormats[3], Content::noise, 3840, 2160);
+}
+
+TEST(HipMotionSad, KernelTime) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  MotionSad k;
+  ASSERT_OK(MotionSad::create(dev, &k));
+  DeviceBuffer acc;
+  ASSERT_OK(DeviceBuffer::create(dev, 8, &acc));
+  for (const Size& s : {Size{1920, 1080}, Size{3840, 2160}}) {
+    for (unsigned word : {1u, 2u}) {
+      DeviceBuffer a, b;
+      const size_t pitch = size_t(s.w) * word;
+      ASSERT_OK(DeviceBuffer::create(dev, pitch * s.h, &a));
+      ASSERT_OK(DeviceBuffer::create(dev, pitch * s.h, &b));
+      ASSERT_OK(dev->memset_d32_async(a.data(), 0x01020304, pitch * s.h / 4));
+      ASSERT_OK(dev->memset_d32_async(b.data(), 0x04030201, pitch * s.h / 4));
+      const DevicePlane pa{a.data(), pitch, s.w, s.h, uint8_t(word), 0, 1}, pb{b.data(), pitch, s.w, s.h,
+                                                                                uint8_t(word), 0, 1};
+      const unsigned bpc = word == 1 ? 8 : 10;
+      ASSERT_OK(k.enqueue(pa, pb, bpc, acc.data()));  // warm-up
+      ASSERT_OK(dev->synchronize());
+      const int n = 200;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < n; ++i) ASSERT_OK(k.enqueue(pa, pb, bpc, acc.data()));
+      ASSERT_OK(dev->synchronize());
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / n;
+      std::printf("motion_sad_kernel %ux%u %u-bit: %.1f us per launch (%d back to back)\n", s.w, s.h, bpc, us, n);
+    }
+  }
+}
+
+// ---- HipPipeline ---------------------------------------------------------------------------------------------
+
+// A host picture in one buffer (I420 / yuv420p10le layout), and the CPU's scores of a stream of them.
+struct TestFrame {
+  std::vector<uint8_t> bytes;
+  PictureView view;
+};
+
+void make_frame(const FormatInfo& fmt, uint32_t w, uint32_t h, uint32_t seed, const TestFrame* like, TestFrame* out) {
+  PlaneLayout layout[3];
+  size_t size = 0;
+  const unsigned n = packed_layout(fmt, w, h, layout, &size);
+  out->bytes.assign(size, 0);
+  std::mt19937 rng(seed);
+  const uint32_t max = (1u << fmt.bit_depth) - 1;
+  const bool words = fmt.bit_depth > 8;
+  const size_t samples = words ? size / 2 : size;
+  for (size_t i = 0; i < samples; ++i) {
+    uint32_t v;
+    if (like) {
+      const uint32_t base = words ? uint32_t(like->bytes[2 * i] | (like->bytes[2 * i + 1] << 8)) : like->bytes[i];
+      v = uint32_t(std::clamp(int(base) + int(rng() % 13) - 6, 0, int(max)));
+    } else {
+      v = rng() & max;
+    }
+    if (words) {
+      out->bytes[2 * i] = uint8_t(v);
+      out->bytes[2 * i + 1] = uint8_t(v >> 8);
+    } else {
+      out->bytes[i] = uint8_t(v);
+    }
+  }
+  ASSERT_OK(make_picture_view(fmt, w, h, out->bytes.data(), size, layout, n, &out->view));
+}
+
+struct Stream {
+  std::vector<TestFrame> ref, dist;
+  std::vector<double> motion;               // the CPU's motion sad score per frame
+  std::vector<cpu::PsnrScores> psnr;
+};
+
+void make_stream(unsigned bpc, uint32_t w, uint32_t h, int frames, uint32_t seed, Stream* s) {
+  FormatInfo fmt;
+  ASSERT_OK(parse_pixel_format("420", bpc, &fmt));
+  s->ref.resize(size_t(frames));
+  s->dist.resize(size_t(frames));
+  for (int i = 0; i < frames; ++i) {
+    // The reference moves a little from frame to frame; the distorted one is the reference with noise.
+    make_frame(fmt, w, h, seed + 2 * uint32_t(i), i ? &s->ref[size_t(i) - 1] : nullptr, &s->ref[size_t(i)]);
+    make_frame(fmt, w, h, seed + 2 * uint32_t(i) + 1, &s->ref[size_t(i)], &s->dist[size_t(i)]);
+  }
+  std::vector<int32_t> scratch(w);
+  for (int i = 0; i < frames; ++i) {
+    double m = 0;
+    if (i) {
+      const cpu::Plane cur = cpu::luma_plane(s->ref[size_t(i)].view);
+      m = cpu::motion_score_from_sad(cpu::motion_sad(cpu::luma_plane(s->ref[size_t(i) - 1].view), cur,
+                                                     scratch.data()),
+                                     cur.w, cur.h);
+    }
+    s->motion.push_back(m);
+    cpu::PsnrScores p;
+    ASSERT_OK(cpu::psnr(s->ref[size_t(i)].view, s->dist[size_t(i)].view, &p));
+    s->psnr.push_back(p);
+  }
+}
+
+// A copy of a host frame in device memory, viewed as a device picture.
+struct DeviceFrame {
+  DeviceBuffer buffer;
+  PictureView view;
+};
+
+Status to_device(const std::shared_ptr<Device>& dev, const TestFrame& f, DeviceFrame* out) {
+  VMAFX_TRY(DeviceBuffer::create(dev, f.bytes.size(), &out->buffer));
+  VMAFX_TRY(dev->copy_async(CopyKind::host_to_device, out->buffer.data(), f.bytes.data(), f.bytes.size()));
+  VMAFX_TRY(dev->synchronize());
+  out->view = f.view;
+  out->view.memory = MemoryKind::device;
+  out->view.device = dev->info().index;
+  for (auto& p : out->view.planes)
+    if (p.data) p.data = out->buffer.as<uint8_t>() + (p.data - f.bytes.data());
+  return Status::ok();
+}
+
+struct Results {
+  std::vector<std::vector<double>> motion, psnr;
+  std::vector<Status> status;
+  std::atomic<int> done{0};
+  std::mutex mu;
+};
+
+struct MotionPsnrPipeline {
+  std::shared_ptr<HipPipeline> pipeline;
+  unsigned motion_id = 0, psnr_id = 0;
+};
+
+Status make_pipeline(const std::shared_ptr<Device>& dev, unsigned bpc, uint32_t w, uint32_t h, unsigned slots,
+                     MotionPsnrPipeline* out) {
+  PipelineConfig pc;
+  pc.width = w;
+  pc.height = h;
+  pc.bpc = bpc;
+  pc.slots = slots;
+  VMAFX_TRY(HipPipeline::create(dev, pc, &out->pipeline));
+  std::unique_ptr<MotionGpu> m;
+  VMAFX_TRY(MotionGpu::create(dev, w, h, bpc, slots, &m));
+  std::unique_ptr<PsnrGpu> p;
+  VMAFX_TRY(PsnrGpu::create(dev, w, h, bpc, Chroma::k420, slots, &p));
+  FeatureNeeds mn;
+  mn.dist = false;
+  mn.prev_ref = true;
+  FeatureNeeds pn;
+  pn.chroma = true;
+  VMAFX_TRY(out->pipeline->add_feature(std::move(m), mn, &out->motion_id));
+  VMAFX_TRY(out->pipeline->add_feature(std::move(p), pn, &out->psnr_id));
+  return Status::ok();
+}
+
+// Runs frames [0, n) through the pipeline; `device[i]` picks device pictures for frame i.
+void run_stream(MotionPsnrPipeline& mp, const std::vector<const PictureView*>& refs,
+                const std::vector<const PictureView*>& dists, Results* r) {
+  const size_t n = refs.size();
+  r->motion.assign(n, std::vector<double>(1, -1.0));
+  r->psnr.assign(n, std::vector<double>(3, -1.0));
+  r->status.assign(2 * n, Status::ok());
+  r->done = 0;
+  for (size_t i = 0; i < n; ++i) {
+    auto done_at = [r](size_t k) {
+      return [r, k](Status s) {
+        std::lock_guard<std::mutex> lk(r->mu);
+        r->status[k] = s;
+        ++r->done;
+      };
+    };
+    const PictureView* prev = i ? refs[i - 1] : nullptr;
+    ASSERT_OK(mp.pipeline->add(mp.motion_id, i, *refs[i], *dists[i], prev, r->motion[i].data(), done_at(2 * i)));
+    ASSERT_OK(mp.pipeline->add(mp.psnr_id, i, *refs[i], *dists[i], prev, r->psnr[i].data(), done_at(2 * i + 1)));
+    ASSERT_OK(mp.pipeline->submit_frame());
+  }
+  ASSERT_OK(mp.pipeline->drain());
+  EXPECT_EQ(r->done.load(), int(2 * n)) << "every part's done called once";
+}
+
+void expect_scores(const Stream& s, const Results& r, const std::string& what) {
+  for (size_t i = 0; i < r.motion.size(); ++i) {
+    EXPECT_TRUE(r.status[2 * i].is_ok()) << what << " frame " << i << ": " << r.status[2 * i].to_string();
+    EXPECT_TRUE(r.status[2 * i + 1].is_ok()) << what << " frame " << i << ": " << r.status[2 * i + 1].to_string();
+    EXPECT_EQ(r.motion[i][0], s.motion[i]) << what << " frame " << i << " motion sad score";
+    EXPECT_EQ(r.psnr[i][0], s.psnr[i].y) << what << " frame " << i << " psnr_y";
+    EXPECT_EQ(r.psnr[i][1], s.psnr[i].cb) << what << " frame " << i << " psnr_cb";
+    EXPECT_EQ(r.psnr[i][2], s.psnr[i].cr) << what << " frame " << i << " psnr_cr";
+  }
+}
+
+TEST(HipPipeline, HostAndDeviceFramesGiveCpuScores) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  struct Case {
+    unsigned bpc;
+    uint32_t w, h;
+    int frames;
+    unsigned slots;
+  };
+  for (const Case& c : {Case{8, 333, 197, 11, 3}, Case{10, 321, 241, 9, 4}, Case{8, 1920, 1080, 10, 6},
+                        Case{10, 1920, 1080, 6, 6}}) {
+    const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) +
+                             "-bit, " + std::to_string(c.slots) + " slots";
+    Stream s;
+    make_stream(c.bpc, c.w, c.h, c.frames, 1000 + c.w, &s);
+    if (HasFatalFailure()) return;
+    std::vector<const PictureView*> refs, dists;
+    for (int i = 0; i < c.frames; ++i) {
+      refs.push_back(&s.ref[size_t(i)].view);
+      dists.push_back(&s.dist[size_t(i)].view);
+    }
+    // Host frames.
+    {
+      MotionPsnrPipeline mp;
+      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mp));
+      Results r;
+      run_stream(mp, refs, dists, &r);
+      expect_scores(s, r, what + ", host frames");
+      const PipelineStats st = mp.pipeline->stats();
+      EXPECT_EQ(st.host_frames, uint64_t(c.frames));
+      EXPECT_EQ(st.upload_calls, uint64_t(c.frames)) << "one upload per frame for both features";
+      std::printf("%s, host frames: %d frames, %llu uploads, %.2f MB uploaded per frame, %llu submits waited\n",
+                  what.c_str(), c.frames, (unsigned long long)st.upload_calls,
+                  double(st.uploaded_bytes) / c.frames / 1e6, (unsigned long long)st.blocked_submits);
+    }
+    // The same frames as device pictures: read in place.
+    {
+      std::vector<DeviceFrame> dref(size_t(c.frames)), ddist(size_t(c.frames));
+      std::vector<const PictureView*> drefs, ddists;
+      for (int i = 0; i < c.frames; ++i) {
+        ASSERT_OK(to_device(dev, s.ref[size_t(i)], &dref[size_t(i)]));
+        ASSERT_OK(to_device(dev, s.dist[size_t(i)], &ddist[size_t(i)]));
+        drefs.push_back(&dref[size_t(i)].view);
+        ddists.push_back(&ddist[size_t(i)].view);
+      }
+      MotionPsnrPipeline mp;
+      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mp));
+      Results r;
+      run_stream(mp, drefs, ddists, &r);
+      expect_scores(s, r, what + ", device frames");
+      const PipelineStats st = mp.pipeline->stats();
+      EXPECT_EQ(st.device_frames, uint64_t(c.frames));
+      EXPECT_EQ(st.upload_calls, 0u) << "device frames are read in place";
+      EXPECT_EQ(st.staged_bytes, 0u);
+      // Mixed: host, device, device, host, ... (motion's previous luma comes from either side).
+      std::vector<const PictureView*> mrefs, mdists;
+      for (int i = 0; i < c.frames; ++i) {
+        const bool on_device = (i % 3) != 0;
+        mrefs.push_back(on_device ? drefs[size_t(i)] : refs[size_t(i)]);
+        mdists.push_back(on_device ? ddists[size_t(i)] : dists[size_t(i)]);
+      }
+      MotionPsnrPipeline mixed;
+      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mixed));
+      Results rm;
+      run_stream(mixed, mrefs, mdists, &rm);
+      expect_scores(s, rm, what + ", host and device frames mixed");
+    }
+    if (HasFailure()) return;
+  }
+}
+
+TEST(HipPipeline, MotionAloneUploadsOnlyTheReferenceLuma) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const uint32_t w = 640, h = 360;
+  Stream s;
+  make_stream(8, w, h, 4, 77, &s);
+  MotionPsnrPipeline mp;
+  ASSERT_OK(make_pipeline(dev, 8, w, h, 3, &mp));
+  std::vector<std::vector<double>> out(4, std::vector<double>(4, -1));  // motion, then psnr's three
+  std::atomic<int> done{0};
+  for (size_t i = 0; i < 4; ++i) {
+    // Frames 1 and 3 carry motion only (as --subsample 2 does for unscored frames).
+    const PictureView* prev = i ? &s.ref[i - 1].view : nullptr;
+    ASSERT_OK(mp.pipeline->add(mp.motion_id, i, s.ref[i].view, s.dist[i].view, prev, out[i].data(),
+                               [&](Status st) { EXPECT_TRUE(st.is_ok()) << st.to_string(); ++done; }));
+    if (i % 2 == 0)
+      ASSERT_OK(mp.pipeline->add(mp.psnr_id, i, s.ref[i].view, s.dist[i].view, prev, out[i].data() + 1,
+                                 [&](Status st) { EXPECT_TRUE(st.is_ok()) << st.to_string(); ++done; }));
+    const uint64_t before = mp.pipeline->stats().uploaded_bytes;
+    ASSERT_OK(mp.pipeline->submit_frame());
+    const uint64_t bytes = mp.pipeline->stats().uploaded_bytes - before;
+    if (i % 2) {
+      EXPECT_EQ(bytes, uint64_t(w) * h) << "frame " << i << ": motion reads the reference luma only";
+    } else {
+      EXPECT_GE(bytes, uint64_t(w) * h * 3) << "frame " << i << ": PSNR reads all planes of both pictures";
+    }
+  }
+  ASSERT_OK(mp.pipeline->drain());
+  EXPECT_EQ(done.load(), 6);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(out[i][0], s.motion[i]) << "frame " << i;
+}
+
+// A feature for the pipeline's own tests: fails in enqueue or finish on request, or holds finish() until released.
+class ProbeFeature final : public GpuFeature {
+ public:
+  bool fail_enqueue = false, fail_finish = false, hold = false;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool released = false;
+  std::atomic<int> finished{0};
+
+  const char* name() const override { return "probe"; }
+  size_t output_count() const override { return 1; }
+  Status enqueue(const FramePlanes&, unsigned) override {
+    if (fail_enqueue) return {Errc::device_error, "planted enqueue failure"};
+    return Status::ok();
+  }
+  Status finish(unsigned slot, double* out) override {
+    if (hold) {
+      std::unique_lock<std::mutex> lk(mu);
+      cv.wait(lk, [&] { return released; });
+    }
+    ++finished;
+    out[0] = slot;
+    if (fail_finish) return {Errc::internal, "planted finish failure"};
+    return Status::ok();
+  }
+  void release() {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      released = true;
+    }
+    cv.notify_all();
+  }
+};
+
+TEST(HipPipeline, FailuresReachEveryDoneOfTheFrame) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  Stream s;
+  make_stream(8, 64, 48, 3, 5, &s);
+  for (int mode = 0; mode < 2; ++mode) {
+    MotionPsnrPipeline mp;
+    ASSERT_OK(make_pipeline(dev, 8, 64, 48, 3, &mp));
+    auto probe = std::make_unique<ProbeFeature>();
+    ProbeFeature* pf = probe.get();
+    (mode == 0 ? pf->fail_enqueue : pf->fail_finish) = true;
+    unsigned probe_id = 0;
+    ASSERT_OK(mp.pipeline->add_feature(std::move(probe), FeatureNeeds{}, &probe_id));
+    std::vector<Status> got(3);
+    std::atomic<int> calls{0};
+    double out[3][3];
+    ASSERT_OK(mp.pipeline->add(mp.psnr_id, 0, s.ref[0].view, s.dist[0].view, nullptr, out[0],
+                               [&](Status st) { got[0] = st; ++calls; }));
+    ASSERT_OK(mp.pipeline->add(probe_id, 0, s.ref[0].view, s.dist[0].view, nullptr, out[1],
+                               [&](Status st) { got[1] = st; ++calls; }));
+    ASSERT_OK(mp.pipeline->add(mp.motion_id, 0, s.ref[0].view, s.dist[0].view, nullptr, out[2],
+                               [&](Status st) { got[2] = st; ++calls; }));
+    const Status submitted = mp.pipeline->submit_frame();
+    (void)mp.pipeline->drain();
+    EXPECT_EQ(calls.load(), 3) << "mode " << mode;
+    if (mode == 0) {
+      EXPECT_FALSE(submitted.is_ok());
+      for (const Status& st : got) {
+        EXPECT_EQ(st.code(), Errc::device_error) << st.to_string();
+        EXPECT_NE(st.message().find("planted enqueue failure"), std::string::npos) << st.to_string();
+      }
+    } else {
+      EXPECT_TRUE(submitted.is_ok()) << submitted.to_string();
+      EXPECT_TRUE(got[0].is_ok()) << got[0].to_string();
+      EXPECT_EQ(got[1].code(), Errc::internal) << got[1].to_string();
+      EXPECT_NE(got[1].message().find("probe finishing frame 0"), std::string::npos) << got[1].to_string();
+      EXPECT_TRUE(got[2].is_ok()) << got[2].to_string();
+    }
+    std::printf("mode %d: %s | %s | %s\n", mode, got[0].to_string().c_str(), got[1].to_string().c_str(),
+                got[2].to_string().c_str());
+  }
+  EXPECT_TRUE(dev->status().is_ok()) << "a feature's own failure is not a device failure";
+}
+
+TEST(HipPipeline, SubmitBlocksOnlyWhenEverySlotIsBusy) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const unsigned slots = 4;
+  Stream s;
+  make_stream(8, 64, 48, int(slots) + 2, 9, &s);
+  PipelineConfig pc;
+  pc.width = 64;
+  pc.height = 48;
+  pc.slots = slots;
+  std::shared_ptr<HipPipeline> p;
+  ASSERT_OK(HipPipeline::create(dev, pc, &p));
+  auto probe = std::make_unique<ProbeFeature>();
+  ProbeFeature* pf = probe.get();
+  pf->hold = true;  // the completion thread stops in the first frame's finish()
+  unsigned id = 0;
+  ASSERT_OK(p->add_feature(std::move(probe), FeatureNeeds{}, &id));
+  std::vector<double> out(slots + 2);
+  std::atomic<int> done{0};
+  auto submit = [&](size_t i) {
+    Status st = p->add(id, i, s.ref[i].view, s.dist[i].view, nullptr, &out[i], [&](Status) { ++done; });
+    if (st) st = p->submit_frame();
+    return st;
+  };
+  // `slots` frames go in although none has finished.
+  for (size_t i = 0; i < slots; ++i) ASSERT_OK(submit(i));
+  EXPECT_EQ(p->stats().blocked_submits, 0u);
+  // The next one waits for the first slot.
+  auto blocked = std::async(std::launch::async, [&] { return submit(slots); });
+  EXPECT_EQ(blocked.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+      << "submit_frame returned while every slot was busy";
+  pf->release();
+  ASSERT_EQ(blocked.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  ASSERT_OK(blocked.get());
+  // Once frame 1 has finished its slot is free: the next submit must not wait.
+  for (int i = 0; i < 1000 && done.load() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_GE(done.load(), 2);
+  ASSERT_OK(submit(slots + 1));
+  ASSERT_OK(p->drain());
+  EXPECT_EQ(done.load(), int(slots) + 2);
+  EXPECT_EQ(p->stats().blocked_submits, 1u);
+  for (size_t i = 0; i < slots + 2; ++i) EXPECT_EQ(out[i], double(i % slots)) << "frame " << i << " in slot";
+}
+
+}  // namespace
+}  // namespace vmafx::hip

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The scorer with backend=hip against backend=cpu, exactly (==, every score of every frame): the public oracle clips
+// present on this machine and the shipped sample pair, vmaf_v0.6.1 plus psnr, float_ssim and float_ms_ssim (the last
+// two run on the CPU beside the GPU), threads 0 and 2, subsample 1 and 2, 8- and 10-bit; device-resident input (the
+// planes copied to device memory by the test, MemoryKind::device views); and two planted pipeline defects
+// (VMAFX_HIP_PLANT=clear_before_upload, skip_wait) that the same comparison must catch. Without a device: backend=hip
+// is a clean device_unavailable at Scorer::create and backend=auto scores on the CPU after exactly one notice.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu_device.h"
+#include "support.h"
+#include "vmafx/scorer.h"
+
+namespace vmafx {
+namespace {
+
+#define ASSERT_OK(expr)                                         \
+  do {                                                          \
+    ::vmafx::Status s_ = (expr);                                \
+    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
+  } while (0)
+
+// A clip pair in host memory.
+struct Clip {
+  std::string name;
+  uint32_t w = 0, h = 0;
+  unsigned bpc = 8;
+  test::YuvClip ref, dist;
+  std::string oracle;  // libvmaf's JSON for vmaf_v0.6.1, "" if none
+};
+
+Vendor test_vendor() {
+  const char* v = std::getenv("VMAFX_HIP_VENDOR");
+  if (v && !std::strcmp(v, "amd")) return Vendor::amd;
+  if (v && !std::strcmp(v, "nvidia")) return Vendor::nvidia;
+  return Vendor::auto_select;
+}
+
+int test_device_id() {
+  const char* d = std::getenv("VMAFX_HIP_DEVICE");
+  return d ? std::atoi(d) : -1;
+}
+
+bool have_device(std::string* why) {
+  std::shared_ptr<hip::Device> dev;
+  Status s = hip::test::test_device(&dev);
+  if (!s) *why = s.to_string();
+  return s.is_ok();
+}
+
+// The public pairs whose clips are present (the GPU machine receives a subset) and the shipped sample.
+std::vector<std::unique_ptr<Clip>> load_clips(std::vector<std::string>* absent) {
+  std::vector<std::unique_ptr<Clip>> clips;
+  for (const auto& p : test::public_pairs()) {
+    if (!test::file_exists(p.ref_path()) || !test::file_exists(p.dist_path())) {
+      absent->push_back(p.prefix + "_" + p.distorted);
+      continue;
+    }
+    auto c = std::make_unique<Clip>();
+    c->name = p.prefix + "_" + p.distorted;
+    c->w = p.width;
+    c->h = p.height;
+    c->bpc = p.bpc;
+    FormatInfo fmt;
+    EXPECT_TRUE(parse_pixel_format("420", p.bpc, &fmt).is_ok());
+    EXPECT_TRUE(c->ref.open(p.ref_path(), p.width, p.height, fmt).is_ok()) << p.ref_path();
+    EXPECT_TRUE(c->dist.open(p.dist_path(), p.width, p.height, fmt).is_ok()) << p.dist_path();
+    if (test::file_exists(p.oracle_path("vmaf_v0.6.1"))) c->oracle = p.oracle_path("vmaf_v0.6.1");
+    clips.push_back(std::move(c));
+  }
+  const std::string tmp = ::testing::TempDir() + "/vmafx_hip_sample";
+  const std::string cmd = "mkdir -p " + tmp + " && gunzip -c " + std::string(VMAFX_SOURCE_DIR) +
+                          "/samples/sample_320x240_ref.yuv.gz > " + tmp + "/ref.yuv && gunzip -c " +
+                          std::string(VMAFX_SOURCE_DIR) + "/samples/sample_320x240_dist.yuv.gz > " + tmp +
+                          "/dist.yuv";
+  if (std::system(cmd.c_str()) == 0) {
+    auto c = std::make_unique<Clip>();
+    c->name = "sample_320x240";
+    c->w = 320;
+    c->h = 240;
+    FormatInfo fmt;
+    EXPECT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+    EXPECT_TRUE(c->ref.open(tmp + "/ref.yuv", 320, 240, fmt).is_ok());
+    EXPECT_TRUE(c->dist.open(tmp + "/dist.yuv", 320, 240, fmt).is_ok());
+    const std::string oracle = test::project_data_dir() + "/sample_320x240_dist.vmaf_v0.6.1.json";
+    if (test::file_exists(oracle)) c->oracle = oracle;
+    clips.push_back(std::move(c));
+  } else {
+    ADD_FAILURE() << "could not unpack the sample pair: " << cmd;
+  }
+  return clips;
+}
+
+struct ScoreRun {
+  Status status;
+  std::string backend;
+  std::vector<std::string> names;
+  std::vector<FrameScore> frames;
+  std::vector<std::string> notices;
+};
+
+// Scores `refs` / `dists` with one configuration; every frame's FrameScore in order.
+ScoreRun score(ScorerConfig cfg, const VideoGeometry& g, const std::vector<PictureView>& refs,
+          const std::vector<PictureView>& dists) {
+  ScoreRun r;
+  cfg.on_notice = [&r](const std::string& m) { r.notices.push_back(m); };
+  std::unique_ptr<Scorer> scorer;
+  r.status = Scorer::create(cfg, g, &scorer);
+  if (!r.status) return r;
+  r.backend = scorer->backend_description();
+  r.names = scorer->score_names();
+  FrameScore fs;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    r.status = scorer->submit(refs[i], dists[i], int64_t(i) * 40, i, {});
+    if (!r.status) return r;
+    while (scorer->next(&fs)) r.frames.push_back(fs);
+  }
+  r.status = scorer->flush();
+  while (scorer->next(&fs)) r.frames.push_back(fs);
+  return r;
+}
+
+std::vector<PictureView> views(const test::YuvClip& c) {
+  std::vector<PictureView> v;
+  for (size_t i = 0; i < c.frames(); ++i) v.push_back(c.frame(i));
+  return v;
+}
+
+bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// Counts the scores of `got` that differ from `want`; describes the first.
+size_t count_differences(const ScoreRun& want, const ScoreRun& got, std::string* first) {
+  size_t n = 0;
+  if (want.names != got.names) {
+    *first = "different score columns";
+    return 1;
+  }
+  if (want.frames.size() != got.frames.size()) {
+    *first = std::to_string(got.frames.size()) + " frames instead of " + std::to_string(want.frames.size());
+    return 1;
+  }
+  for (size_t k = 0; k < want.frames.size(); ++k) {
+    const FrameScore& a = want.frames[k];
+    const FrameScore& b = got.frames[k];
+    if (a.index != b.index || a.timestamp != b.timestamp) {
+      if (!n++) *first = "frame " + std::to_string(k) + ": index/timestamp differ";
+      continue;
+    }
+    for (size_t i = 0; i < a.values.size(); ++i) {
+      if (same(a.values[i], b.values[i])) continue;
+      if (!n++) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "frame %llu %s: cpu %.17g, hip %.17g", (unsigned long long)a.index,
+                      want.names[i].c_str(), a.values[i], b.values[i]);
+        *first = buf;
+      }
+    }
+  }
+  return n;
+}
+
+ScorerConfig base_config(Backend b) {
+  ScorerConfig cfg;
+  cfg.model = "vmaf_v0.6.1";
+  cfg.backend = b;
+  cfg.vendor = test_vendor();
+  cfg.device_id = test_device_id();
+  return cfg;
+}
+
+// Max |hip - libvmaf| per metric over a run (libvmaf prints 6 decimals: expect <= 5e-7 plus the CPU's own distance).
+void print_oracle_distance(const Clip& c, const ScoreRun& hip) {
+  if (c.oracle.empty()) return;
+  test::Oracle o;
+  if (!test::load_oracle(c.oracle, &o).is_ok() || o.frames.size() != hip.frames.size()) return;
+  std::map<std::string, double> worst;
+  for (size_t k = 0; k < o.frames.size(); ++k) {
+    for (const auto& [metric, want] : o.frames[k]) {
+      const double got = hip.frames[k].get(metric, hip.names);
+      if (std::isnan(got)) continue;
+      worst[metric] = std::max(worst[metric], std::abs(got - want));
+    }
+  }
+  std::printf("  %s vs libvmaf's JSON, max |diff| per metric:", c.name.c_str());
+  for (const auto& [m, d] : worst) std::printf(" %s %.3g;", m.c_str(), d);
+  std::printf("\n");
+}
+
+// ---- no device (CI) ------------------------------------------------------------------------------------------
+
+TEST(HipScorerNoDevice, HipBackendIsACleanErrorAtCreate) {
+  std::string why;
+  if (have_device(&why)) GTEST_SKIP() << "a device is present: the no-device path is shown on machines without one";
+  ScorerConfig cfg = base_config(Backend::hip);
+  std::unique_ptr<Scorer> scorer;
+  const Status s = Scorer::create(cfg, {64, 48, 8, Chroma::k420}, &scorer);
+  EXPECT_EQ(s.code(), Errc::device_unavailable) << s.to_string();
+  EXPECT_FALSE(s.message().empty());
+  EXPECT_EQ(scorer, nullptr);
+  std::printf("backend=hip without a device: %s\n", s.to_string().c_str());
+}
+
+TEST(HipScorerNoDevice, AutoFallsBackToCpuWithOneNotice) {
+  std::string why;
+  if (have_device(&why)) GTEST_SKIP() << "a device is present: the no-device path is shown on machines without one";
+  std::vector<std::string> absent;
+  auto clips = load_clips(&absent);
+  ASSERT_FALSE(clips.empty());
+  const Clip& c = *clips.back();  // the sample pair, always present
+  const VideoGeometry g{c.w, c.h, uint8_t(c.bpc), Chroma::k420};
+  ScorerConfig cpu_cfg = base_config(Backend::cpu);
+  cpu_cfg.features = {"psnr"};
+  ScorerConfig auto_cfg = base_config(Backend::auto_select);
+  auto_cfg.features = {"psnr"};
+  const ScoreRun want = score(cpu_cfg, g, views(c.ref), views(c.dist));
+  const ScoreRun got = score(auto_cfg, g, views(c.ref), views(c.dist));
+  ASSERT_OK(want.status);
+  ASSERT_OK(got.status);
+  EXPECT_EQ(got.backend, "cpu");
+  ASSERT_EQ(got.notices.size(), 1u) << "exactly one notice";
+  EXPECT_NE(got.notices[0].find("CPU"), std::string::npos) << got.notices[0];
+  std::string first;
+  EXPECT_EQ(count_differences(want, got, &first), 0u) << first;
+  std::printf("backend=auto without a device: notice \"%s\"; %zu frames equal to backend=cpu\n",
+              got.notices[0].c_str(), got.frames.size());
+}
+
+// ---- with a device -------------------------------------------------------------------------------------------
+
+#define VMAFX_SCORER_DEVICE_OR_SKIP()                                           \
+  do {                                                                          \
+    std::string why_;                                                           \
+    if (!have_device(&why_)) GTEST_SKIP() << "no GPU device: " << why_;        \
+  } while (0)
+
+TEST(HipScorer, HostFramesEqualCpuOnEveryClip) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  std::vector<std::string> absent;
+  auto clips = load_clips(&absent);
+  size_t compared = 0, runs = 0;
+  for (const auto& cp : clips) {
+    const Clip& c = *cp;
+    const VideoGeometry g{c.w, c.h, uint8_t(c.bpc), Chroma::k420};
+    const auto refs = views(c.ref), dists = views(c.dist);
+    struct Variant {
+      unsigned threads, subsample;
+    };
+    for (const Variant v : {Variant{0, 1}, Variant{2, 1}, Variant{0, 2}, Variant{2, 2}}) {
+      ScorerConfig cpu_cfg = base_config(Backend::cpu), hip_cfg = base_config(Backend::hip);
+      for (ScorerConfig* cfg : {&cpu_cfg, &hip_cfg}) {
+        cfg->features = {"psnr", "float_ssim", "float_ms_ssim"};
+        cfg->threads = v.threads;
+        cfg->subsample = v.subsample;
+      }
+      const ScoreRun want = score(cpu_cfg, g, refs, dists);
+      const ScoreRun got = score(hip_cfg, g, refs, dists);
+      ASSERT_OK(want.status);
+      ASSERT_OK(got.status);
+      ASSERT_EQ(got.backend.rfind("hip: ", 0), 0u) << got.backend;
+      std::string first;
+      const size_t diffs = count_differences(want, got, &first);
+      EXPECT_EQ(diffs, 0u) << c.name << " threads " << v.threads << " subsample " << v.subsample << ": " << diffs
+                           << " scores differ; first: " << first;
+      std::printf("%s (%ux%u %u-bit) threads %u subsample %u on %s: %zu frames x %zu scores, %zu differ\n",
+                  c.name.c_str(), c.w, c.h, c.bpc, v.threads, v.subsample, got.backend.c_str(), got.frames.size(),
+                  got.names.size(), diffs);
+      if (v.threads == 0 && v.subsample == 1) print_oracle_distance(c, got);
+      compared += got.frames.size();
+      ++runs;
+    }
+  }
+  std::string missing;
+  for (const auto& a : absent) missing += " " + a;
+  std::printf("%zu runs, %zu frames compared; public pairs NOT checked (clips absent):%s\n", runs, compared,
+              missing.empty() ? " none" : missing.c_str());
+  EXPECT_GT(runs, 0u);
+}
+
+// A clip's frames copied to device memory and handed to the scorer as device pictures.
+struct DeviceClip {
+  hip::DeviceBuffer ref, dist;
+  std::vector<PictureView> refs, dists;
+};
+
+Status to_device(const std::shared_ptr<hip::Device>& dev, const test::YuvClip& clip, hip::DeviceBuffer* buf,
+                 std::vector<PictureView>* out) {
+  const size_t bytes = clip.frame_size() * clip.frames();
+  VMAFX_TRY(hip::DeviceBuffer::create(dev, bytes, buf));
+  VMAFX_TRY(dev->copy_async(hip::CopyKind::host_to_device, buf->data(), clip.frame_data(0), bytes));
+  VMAFX_TRY(dev->synchronize());
+  const uint8_t* host0 = clip.frame_data(0);
+  for (size_t i = 0; i < clip.frames(); ++i) {
+    PictureView v = clip.frame(i);
+    v.memory = MemoryKind::device;
+    v.device = dev->info().index;
+    for (auto& p : v.planes)
+      if (p.data) p.data = buf->as<uint8_t>() + (p.data - host0);
+    out->push_back(v);
+  }
+  return Status::ok();
+}
+
+TEST(HipScorer, DeviceFramesEqualCpu) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  std::shared_ptr<hip::Device> dev;
+  ASSERT_OK(hip::test::test_device(&dev));
+  std::vector<std::string> absent;
+  auto clips = load_clips(&absent);
+  for (const auto& cp : clips) {
+    const Clip& c = *cp;
+    const VideoGeometry g{c.w, c.h, uint8_t(c.bpc), Chroma::k420};
+    DeviceClip d;
+    ASSERT_OK(to_device(dev, c.ref, &d.ref, &d.refs));
+    ASSERT_OK(to_device(dev, c.dist, &d.dist, &d.dists));
+    for (unsigned subsample : {1u, 2u}) {
+      // float_ssim / float_ms_ssim run on the CPU, which cannot read device memory: only GPU features here.
+      ScorerConfig cpu_cfg = base_config(Backend::cpu), hip_cfg = base_config(Backend::hip);
+      for (ScorerConfig* cfg : {&cpu_cfg, &hip_cfg}) {
+        cfg->features = {"psnr"};
+        cfg->subsample = subsample;
+      }
+      const ScoreRun want = score(cpu_cfg, g, views(c.ref), views(c.dist));
+      const ScoreRun got = score(hip_cfg, g, d.refs, d.dists);
+      ASSERT_OK(want.status);
+      ASSERT_TRUE(got.status.is_ok()) << c.name << ": " << got.status.to_string();
+      std::string first;
+      const size_t diffs = count_differences(want, got, &first);
+      EXPECT_EQ(diffs, 0u) << c.name << " device frames, subsample " << subsample << ": first: " << first;
+      std::printf("%s device frames, subsample %u: %zu frames x %zu scores, %zu differ\n", c.name.c_str(), subsample,
+                  got.frames.size(), got.names.size(), diffs);
+    }
+    // A CPU feature cannot read device pictures: refused by name, not read by accident.
+    ScorerConfig ssim_cfg = base_config(Backend::hip);
+    ssim_cfg.features = {"float_ssim"};
+    const ScoreRun refused = score(ssim_cfg, g, d.refs, d.dists);
+    EXPECT_EQ(refused.status.code(), Errc::unsupported) << refused.status.to_string();
+  }
+}
+
+// The planted defects must change scores (or fail); the same run without them must not.
+TEST(HipScorer, PlantedPipelineDefectsAreCaught) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  std::vector<std::string> absent;
+  auto clips = load_clips(&absent);
+  ASSERT_FALSE(clips.empty());
+  // The first public pair present (larger frames than the sample), else the sample.
+  const Clip& c = *clips.front();
+  const VideoGeometry g{c.w, c.h, uint8_t(c.bpc), Chroma::k420};
+  const auto refs = views(c.ref), dists = views(c.dist);
+  ScorerConfig cpu_cfg = base_config(Backend::cpu), hip_cfg = base_config(Backend::hip);
+  cpu_cfg.features = hip_cfg.features = {"psnr"};
+  const ScoreRun want = score(cpu_cfg, g, refs, dists);
+  ASSERT_OK(want.status);
+  for (const char* plant : {"clear_before_upload", "skip_wait"}) {
+    ASSERT_EQ(setenv("VMAFX_HIP_PLANT", plant, 1), 0);
+    const ScoreRun planted = score(hip_cfg, g, refs, dists);
+    ASSERT_EQ(unsetenv("VMAFX_HIP_PLANT"), 0);
+    std::string first;
+    const size_t diffs = planted.status ? count_differences(want, planted, &first) : 0;
+    EXPECT_TRUE(!planted.status.is_ok() || diffs > 0)
+        << "planted defect " << plant << " on " << c.name << " was not seen: every score equals the CPU's";
+    std::printf("VMAFX_HIP_PLANT=%s on %s: %s\n", plant, c.name.c_str(),
+                planted.status ? (std::to_string(diffs) + " scores differ; first: " + first).c_str()
+                               : ("failed: " + planted.status.to_string()).c_str());
+    const ScoreRun clean = score(hip_cfg, g, refs, dists);
+    ASSERT_OK(clean.status);
+    EXPECT_EQ(count_differences(want, clean, &first), 0u) << "without the plant: " << first;
+  }
+}
+
+}  // namespace
+}  // namespace vmafx
