@@ -5,12 +5,15 @@
 
 #include <cinttypes>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vmafx/model.h"
@@ -85,6 +88,81 @@ class BufferPool {
   size_t size_;
   std::mutex mu_;
   std::vector<std::unique_ptr<uint8_t[]>> free_;
+};
+
+// Reads one input on its own thread, up to `ahead` frames ahead of the scorer, into buffers of a pool: the two
+// inputs are read in parallel with each other and with the scoring (a GPU scores faster than one thread reads).
+// Frames, the end of the input and read errors come out of next() in file order.
+class ReadAhead {
+ public:
+  ReadAhead(tools::VideoReader& reader, BufferPool& pool, uint64_t limit, size_t ahead)
+      : reader_(reader), pool_(pool), limit_(limit), ahead_(ahead) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~ReadAhead() {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // The next frame into *buf; *got false at the end of the input (or of `limit` frames).
+  Status next(std::unique_ptr<uint8_t[]>* buf, bool* got) {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return !queue_.empty() || finished_; });
+    if (queue_.empty()) {
+      *got = false;
+      return Status::ok();
+    }
+    Item item = std::move(queue_.front());
+    queue_.pop_front();
+    cv_.notify_all();
+    *buf = std::move(item.buf);
+    *got = item.got;
+    return item.status;
+  }
+
+ private:
+  struct Item {
+    std::unique_ptr<uint8_t[]> buf;
+    bool got = false;
+    Status status;
+  };
+  void run() {
+    uint64_t n = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return stop_ || queue_.size() < ahead_; });
+        if (stop_ || (limit_ && n >= limit_)) break;
+      }
+      Item item;
+      item.buf = pool_.get();
+      item.status = reader_.read(item.buf.get(), &item.got);
+      const bool last = !item.got || !item.status.is_ok();
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        queue_.push_back(std::move(item));
+      }
+      cv_.notify_all();
+      if (last) break;
+      n++;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    finished_ = true;
+    cv_.notify_all();
+  }
+
+  tools::VideoReader& reader_;
+  BufferPool& pool_;
+  const uint64_t limit_;
+  const size_t ahead_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Item> queue_;
+  bool stop_ = false, finished_ = false;
+  std::thread thread_;
 };
 
 struct Options {
@@ -257,6 +335,9 @@ int main(int argc, char** argv) {
   g.bit_depth = ref.format().bit_depth;
   g.chroma = ref.format().chroma;
 
+  // Frame buffers return to these pools from the scorer's release callbacks: declared before the scorer, they
+  // outlive it on every path out of main.
+  BufferPool ref_pool(ref.frame_size()), dist_pool(dist.frame_size());
   std::unique_ptr<Scorer> scorer;
   if (Status s = Scorer::create(cfg, g, &scorer); !s) return fail(s.message());
   const auto& names = scorer->score_names();
@@ -269,15 +350,22 @@ int main(int argc, char** argv) {
     std::printf("\n");
   };
 
-  BufferPool ref_pool(ref.frame_size()), dist_pool(dist.frame_size());
+  // Chroma is read by psnr only: without it the readers skip the chroma planes in the files.
+  bool reads_chroma = false;
+  for (const auto& name : names) reads_chroma = reads_chroma || name.rfind("psnr_", 0) == 0;
+  ref.set_luma_only(!reads_chroma);
+  dist.set_luma_only(!reads_chroma);
+
+  constexpr size_t kReadAhead = 8;
+  ReadAhead ref_reader(ref, ref_pool, o.frame_cnt, kReadAhead);
+  ReadAhead dist_reader(dist, dist_pool, o.frame_cnt, kReadAhead);
   uint64_t n = 0;
   for (;;) {
     if (o.frame_cnt && n >= o.frame_cnt) break;
-    auto rb = ref_pool.get();
-    auto db = dist_pool.get();
+    std::unique_ptr<uint8_t[]> rb, db;
     bool got_r = false, got_d = false;
-    if (Status s = ref.read(rb.get(), &got_r); !s) return fail(s.message());
-    if (Status s = dist.read(db.get(), &got_d); !s) return fail(s.message());
+    if (Status s = ref_reader.next(&rb, &got_r); !s) return fail(s.message());
+    if (Status s = dist_reader.next(&db, &got_d); !s) return fail(s.message());
     if (!got_r || !got_d) {
       if (got_r != got_d && !o.quiet)
         std::fprintf(stderr, "vmafx-score: %s ended before %s; scored %" PRIu64 " frames\n",
@@ -331,6 +419,12 @@ int main(int argc, char** argv) {
     info.height = g.height;
     info.fps = scorer->fps();
     if (Status s = write_results(col, o.format, info, o.output); !s) return fail(s.message());
+  }
+  if (scorer->backend() == Backend::hip) {
+    // Every result is out and every frame flushed: leave without tearing down the GPU context and its memory
+    // (tens of milliseconds of a run of a few hundred frames); the system reclaims them.
+    std::fflush(nullptr);
+    std::_Exit(0);
   }
   return 0;
 }

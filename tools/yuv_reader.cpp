@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "yuv_reader.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
 #include <sstream>
@@ -21,6 +23,11 @@ Status VideoReader::open(const std::string& path, uint32_t width, uint32_t heigh
   path_ = path;
   f_ = std::fopen(path.c_str(), "rb");
   if (!f_) return {Errc::io_error, "cannot open " + path + ": " + std::strerror(errno)};
+  struct stat st;
+  if (fstat(fileno(f_), &st) == 0 && S_ISREG(st.st_mode)) {
+    regular_file_ = true;
+    file_size_ = uint64_t(st.st_size);
+  }
   y4m_ = ends_with(path, ".y4m");
   if (y4m_) {
     VMAFX_TRY(parse_y4m_header());
@@ -90,10 +97,20 @@ Status VideoReader::read(uint8_t* buf, bool* got) {
     if (std::strncmp(hdr, "FRAME", 5) != 0)
       return {Errc::unsupported, path_ + ": frame " + std::to_string(frames_read_) + " lacks its FRAME marker"};
   }
-  const size_t n = std::fread(buf, 1, frame_size_, f_);
+  // Luma only: the chroma planes follow the luma plane in the file (packed layout) and are skipped.
+  const size_t want = luma_only_ && n_planes_ > 1 ? layout_[1].offset : frame_size_;
+  size_t n = std::fread(buf, 1, want, f_);
   if (n == 0 && !y4m_) {
     if (std::ferror(f_)) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
     return Status::ok();
+  }
+  if (n == want && want < frame_size_) {
+    const long pos = std::ftell(f_);
+    if (pos < 0 || std::fseek(f_, long(frame_size_ - want), SEEK_CUR) != 0)
+      return {Errc::io_error, path_ + ": " + std::strerror(errno)};
+    // The chroma skipped must exist in the file, or the frame is truncated.
+    const uint64_t end = uint64_t(pos) + (frame_size_ - want);
+    n = end <= file_size_ ? frame_size_ : size_t(want + (file_size_ - uint64_t(pos)));
   }
   if (n != frame_size_)
     return {Errc::truncated, path_ + ": frame " + std::to_string(frames_read_) + " is truncated (" +

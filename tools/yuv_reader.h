@@ -28,6 +28,10 @@ class VideoReader {
   // Reads the next frame into `buf` (frame_size() bytes). *got is false at a clean end of file; a partial frame is
   // Errc::truncated.
   Status read(uint8_t* buf, bool* got);
+  // With `on`, read() fills only the luma plane of `buf` and skips the chroma planes in the file (when no feature
+  // reads chroma); a frame cut short inside its chroma is still Errc::truncated. Regular files only: on a pipe the
+  // whole frame is read as before.
+  void set_luma_only(bool on) { luma_only_ = on && regular_file_; }
   const std::string& path() const { return path_; }
 
  private:
@@ -41,6 +45,9 @@ class VideoReader {
   PlaneLayout layout_[3];
   unsigned n_planes_ = 0;
   uint64_t frames_read_ = 0;
+  bool regular_file_ = false;
+  uint64_t file_size_ = 0;
+  bool luma_only_ = false;
 };
 
 }  // namespace vmafx::tools

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// bench-gpu: vmaf_v0.6.1 through the public Scorer on the GPU (backend=hip) and, for comparison, on the CPU
+// (threads = cores), on synthetic frames held in memory. Not a test: the tables it prints paste into
+// docs/performance.md.
+//
+//   steady state   frames per second after a warm-up (start-up, module loads, first allocations excluded), host
+//                  frames (the pipeline stages and uploads them) and device-resident frames (read in place)
+//   latency        closed loop, one frame in flight: from handing frame i in to frame i's scores being computed
+//                  (the scorer emits frame i - 1 then: its motion2 needs frame i), median and 99th percentile
+//   breakdown      device frames, one feature at a time without a model: what each GPU feature costs per frame
+//
+//   bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] [--no-breakdown]
+//             [--vendor auto|amd|nvidia] [--device N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "hip/device.h"
+#include "vmafx/scorer.h"
+
+using namespace vmafx;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  unsigned frames = 0, warmup = 0;
+  std::vector<std::pair<uint32_t, uint32_t>> sizes = {{1920, 1080}, {3840, 2160}};
+  std::vector<unsigned> depths = {8, 10};
+  bool cpu = true, breakdown = true;
+  Vendor vendor = Vendor::auto_select;
+  int device = -1;
+};
+
+// Deterministic content: gradients, a moving pattern and texture; the distorted copy adds noise.
+void make_frame(std::vector<uint8_t>& buf, uint32_t w, uint32_t h, unsigned bpc, unsigned n, bool distort) {
+  const unsigned bps = bpc > 8 ? 2 : 1;
+  const uint32_t cw = (w + 1) / 2, ch = (h + 1) / 2;
+  buf.assign((size_t(w) * h + 2 * size_t(cw) * ch) * bps, 0);
+  uint32_t seed = 12345u + n * 7919u + (distort ? 1u : 0u);
+  const unsigned maxv = (1u << bpc) - 1;
+  auto put = [&](size_t i, unsigned v) {
+    if (v > maxv) v = maxv;
+    if (bps == 1) {
+      buf[i] = uint8_t(v);
+    } else {
+      buf[2 * i] = uint8_t(v & 0xff);
+      buf[2 * i + 1] = uint8_t(v >> 8);
+    }
+  };
+  for (uint32_t y = 0; y < h; y++) {
+    for (uint32_t x = 0; x < w; x++) {
+      seed = seed * 1664525u + 1013904223u;
+      unsigned v = ((x + 3 * n) * 3 + y * 2 + (((x + n) / 16 + y / 16) % 2) * 40) % 220 + 16;
+      if (distort) v = v + ((seed >> 28) & 7) - 3;
+      put(size_t(y) * w + x, v << (bpc - 8));
+    }
+  }
+  for (size_t i = 0; i < 2 * size_t(cw) * ch; i++) put(size_t(w) * h + i, 128u << (bpc - 8));
+}
+
+[[noreturn]] void die(const std::string& what, const Status& s) {
+  std::fprintf(stderr, "bench-gpu: %s: %s\n", what.c_str(), s.to_string().c_str());
+  std::exit(1);
+}
+
+// Eight distinct frame pairs, in host memory and (for the GPU) copied once to device memory.
+struct Frames {
+  FormatInfo fmt;
+  uint32_t w = 0, h = 0;
+  unsigned bpc = 8;
+  std::vector<std::vector<uint8_t>> ref, dist;
+  std::vector<PictureView> host_ref, host_dist, dev_ref, dev_dist;
+  std::vector<hip::DeviceBuffer> dev_buffers;
+};
+
+void make_frames(uint32_t w, uint32_t h, unsigned bpc, const std::shared_ptr<hip::Device>& dev, Frames* f) {
+  constexpr unsigned kDistinct = 8;
+  f->w = w;
+  f->h = h;
+  f->bpc = bpc;
+  if (Status s = parse_pixel_format("420", bpc, &f->fmt); !s) die("format", s);
+  PlaneLayout lay[3];
+  size_t size = 0;
+  const unsigned np = packed_layout(f->fmt, w, h, lay, &size);
+  f->ref.resize(kDistinct);
+  f->dist.resize(kDistinct);
+  for (unsigned i = 0; i < kDistinct; i++) {
+    make_frame(f->ref[i], w, h, bpc, i, false);
+    make_frame(f->dist[i], w, h, bpc, i, true);
+    for (int d = 0; d < 2; ++d) {
+      const std::vector<uint8_t>& buf = d ? f->dist[i] : f->ref[i];
+      PictureView v;
+      if (Status s = make_picture_view(f->fmt, w, h, buf.data(), size, lay, np, &v); !s) die("view", s);
+      (d ? f->host_dist : f->host_ref).push_back(v);
+      if (!dev) continue;
+      hip::DeviceBuffer b;
+      if (Status s = hip::DeviceBuffer::create(dev, size, &b); !s) die("device frame", s);
+      if (Status s = dev->copy_async(hip::CopyKind::host_to_device, b.data(), buf.data(), size); !s) die("copy", s);
+      PictureView dv = v;
+      dv.memory = MemoryKind::device;
+      dv.device = dev->info().index;
+      for (auto& p : dv.planes)
+        if (p.data) p.data = b.as<uint8_t>() + (p.data - buf.data());
+      (d ? f->dev_dist : f->dev_ref).push_back(dv);
+      f->dev_buffers.push_back(std::move(b));
+    }
+  }
+  if (dev) {
+    if (Status s = dev->synchronize(); !s) die("copy", s);
+  }
+}
+
+ScorerConfig config(const Options& o, Backend b) {
+  ScorerConfig cfg;
+  cfg.backend = b;
+  cfg.vendor = o.vendor;
+  cfg.device_id = o.device;
+  cfg.threads = b == Backend::cpu ? std::max(1u, std::thread::hardware_concurrency()) : 0;
+  return cfg;
+}
+
+struct Result {
+  double fps = 0;
+  unsigned frames = 0;
+  std::string backend;
+};
+
+// Steady-state throughput: `warmup` frames, then the clock runs from the next submit until flush() has returned.
+Result throughput(const ScorerConfig& cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+  std::unique_ptr<Scorer> s;
+  if (Status st = Scorer::create(cfg, {f.w, f.h, uint8_t(f.bpc), Chroma::k420}, &s); !st) die("scorer", st);
+  const auto& refs = device ? f.dev_ref : f.host_ref;
+  const auto& dists = device ? f.dev_dist : f.host_dist;
+  FrameScore fs;
+  double sink = 0;
+  Clock::time_point t0 = Clock::now();
+  for (unsigned i = 0; i < warmup + frames; i++) {
+    if (i == warmup) t0 = Clock::now();
+    if (Status st = s->submit(refs[i % refs.size()], dists[i % dists.size()], i, i, {}); !st) die("submit", st);
+    while (s->next(&fs)) sink += fs.values.back();
+  }
+  if (Status st = s->flush(); !st) die("flush", st);
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  while (s->next(&fs)) sink += fs.values.back();
+  (void)sink;
+  return {frames / secs, frames, s->backend_description()};
+}
+
+// Closed loop, one frame in flight: submit(i) until wait_next() returns frame i - 1 (emitted once frame i's scores
+// exist). Milliseconds, sorted.
+std::vector<double> latency(const ScorerConfig& cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+  std::unique_ptr<Scorer> s;
+  if (Status st = Scorer::create(cfg, {f.w, f.h, uint8_t(f.bpc), Chroma::k420}, &s); !st) die("scorer", st);
+  const auto& refs = device ? f.dev_ref : f.host_ref;
+  const auto& dists = device ? f.dev_dist : f.host_dist;
+  std::vector<double> ms;
+  FrameScore fs;
+  for (unsigned i = 0; i < warmup + frames; i++) {
+    const auto t0 = Clock::now();
+    if (Status st = s->submit(refs[i % refs.size()], dists[i % dists.size()], i, i, {}); !st) die("submit", st);
+    if (i == 0) continue;
+    if (!s->wait_next(&fs)) die("latency", {Errc::internal, "no frame came back"});
+    if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  }
+  if (Status st = s->flush(); !st) die("flush", st);
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
+double percentile(const std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  bool sizes_given = false, depths_given = false;
+  for (int i = 1; i < argc; i++) {
+    const char* a = argv[i];
+    const bool more = i + 1 < argc;
+    if (!std::strcmp(a, "--frames") && more) {
+      o.frames = unsigned(std::atoi(argv[++i]));
+    } else if (!std::strcmp(a, "--warmup") && more) {
+      o.warmup = unsigned(std::atoi(argv[++i]));
+    } else if (!std::strcmp(a, "--size") && more) {
+      unsigned w, h;
+      if (std::sscanf(argv[++i], "%ux%u", &w, &h) != 2) return std::fprintf(stderr, "bad --size\n"), 1;
+      if (!sizes_given) o.sizes.clear();
+      sizes_given = true;
+      o.sizes.push_back({w, h});
+    } else if (!std::strcmp(a, "--bitdepth") && more) {
+      if (!depths_given) o.depths.clear();
+      depths_given = true;
+      o.depths.push_back(unsigned(std::atoi(argv[++i])));
+    } else if (!std::strcmp(a, "--no-cpu")) {
+      o.cpu = false;
+    } else if (!std::strcmp(a, "--no-breakdown")) {
+      o.breakdown = false;
+    } else if (!std::strcmp(a, "--vendor") && more) {
+      const std::string v = argv[++i];
+      o.vendor = v == "amd" ? Vendor::amd : v == "nvidia" ? Vendor::nvidia : Vendor::auto_select;
+    } else if (!std::strcmp(a, "--device") && more) {
+      o.device = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "usage: bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] "
+                   "[--no-breakdown] [--vendor auto|amd|nvidia] [--device N]\n");
+      return 1;
+    }
+  }
+
+  std::shared_ptr<hip::Device> dev;
+  const hip::Vendor hv = o.vendor == Vendor::amd      ? hip::Vendor::amd
+                         : o.vendor == Vendor::nvidia ? hip::Vendor::nvidia
+                                                      : hip::Vendor::auto_select;
+  if (Status s = hip::Device::get(hv, o.device, &dev); !s) die("no GPU", s);
+  std::printf("device: %s %s (%s), %zu MiB, %s; host: %u hardware threads\n\n", hip::vendor_name(dev->info().vendor),
+              dev->info().name.c_str(), dev->info().arch.c_str(), dev->info().total_memory >> 20,
+              dev->info().library.c_str(), std::thread::hardware_concurrency());
+
+  std::printf("| size | bits | input | backend | frames | fps | ms/frame |\n|---|---|---|---|---|---|---|\n");
+  std::vector<std::string> latency_rows;
+  for (auto [w, h] : o.sizes) {
+    for (unsigned bpc : o.depths) {
+      Frames f;
+      make_frames(w, h, bpc, dev, &f);
+      const bool big = size_t(w) * h > 4000000;
+      const unsigned n = o.frames ? o.frames : (big ? 600 : 1500);
+      const unsigned warm = o.warmup ? o.warmup : 60;
+      for (bool device : {false, true}) {
+        const Result r = throughput(config(o, Backend::hip), f, device, n, warm);
+        std::printf("| %ux%u | %u | %s | %s | %u | %.0f | %.3f |\n", w, h, bpc, device ? "device" : "host",
+                    r.backend.c_str(), r.frames, r.fps, 1000.0 / r.fps);
+        std::fflush(stdout);
+      }
+      if (o.cpu) {
+        const unsigned cn = big ? 12 : 40;
+        const Result r = throughput(config(o, Backend::cpu), f, false, cn, 4);
+        std::printf("| %ux%u | %u | host | cpu, %u threads | %u | %.1f | %.2f |\n", w, h, bpc,
+                    std::max(1u, std::thread::hardware_concurrency()), r.frames, r.fps, 1000.0 / r.fps);
+        std::fflush(stdout);
+      }
+      for (bool device : {false, true}) {
+        const std::vector<double> ms = latency(config(o, Backend::hip), f, device, big ? 200 : 400, 20);
+        char row[256];
+        std::snprintf(row, sizeof row, "| %ux%u | %u | %s | %zu | %.3f | %.3f | %.3f |", w, h, bpc,
+                      device ? "device" : "host", ms.size(), percentile(ms, 0.5), percentile(ms, 0.99),
+                      ms.empty() ? 0.0 : ms.back());
+        latency_rows.push_back(row);
+      }
+    }
+  }
+  std::printf("\nLatency, one frame in flight (ms from submit of frame i to its scores computed):\n\n");
+  std::printf("| size | bits | input | frames | median | p99 | max |\n|---|---|---|---|---|---|---|\n");
+  for (const auto& r : latency_rows) std::printf("%s\n", r.c_str());
+
+  if (o.breakdown) {
+    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone):\n\n");
+    std::printf("| size | bits | feature | fps | ms/frame |\n|---|---|---|---|---|\n");
+    for (auto [w, h] : o.sizes) {
+      for (unsigned bpc : o.depths) {
+        Frames f;
+        make_frames(w, h, bpc, dev, &f);
+        const bool big = size_t(w) * h > 4000000;
+        for (const char* feature : {"motion", "vif", "adm", "psnr"}) {
+          ScorerConfig cfg = config(o, Backend::hip);
+          cfg.model.clear();
+          cfg.features = {feature};
+          const Result r = throughput(cfg, f, true, big ? 600 : 1500, 60);
+          std::printf("| %ux%u | %u | %s | %.0f | %.3f |\n", w, h, bpc, feature, r.fps, 1000.0 / r.fps);
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return 0;
+}
