@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Runs the scripts in pipelines/ as a newcomer would and checks what they print: the raw-file script on the odd-size
+# pair must print libvmaf's per-frame and pooled VMAF; the encoded and videotestsrc scripts must score every frame.
+# Needs GST_PLUGIN_PATH (set by meson) and ../shared/testdata (VMAFX_SHARED_DIR overrides); exits 77 without them.
+set -euo pipefail
+src="$1"
+data="${VMAFX_SHARED_DIR:-$src/../shared}/testdata"
+[ -r "$data/c_321x241_8b_ref.yuv" ] || { echo "no oracle clips in $data"; exit 77; }
+gst-inspect-1.0 vmafxhip >/dev/null 2>&1 || { echo "vmafxhip plugin not found"; exit 77; }
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail=0
+check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+
+# 1. Raw files: every frame and the pooled score equal libvmaf's JSON (printed with 6 decimals by both).
+"$src/pipelines/score-raw-files.sh" "$data/c_321x241_8b_ref.yuv" "$data/c_321x241_8b_blurnoise.yuv" 321 241 I420 \
+  threads=1 > "$work/raw.txt"
+python3 - "$work/raw.txt" "$data/c_321x241_8b_blurnoise.vmaf_v0.6.1.json" <<'PY' || fail=1
+import json, re, sys
+out = open(sys.argv[1]).read()
+oracle = json.load(open(sys.argv[2]))
+frames = [float(m) for m in re.findall(r"^frame +\d+ +t= *[\d.]+s +vmaf +([\d.]+)", out, re.M)]
+want = [f["metrics"]["vmaf"] for f in oracle["frames"]]
+assert len(frames) == len(want), (len(frames), len(want))
+for i, (a, b) in enumerate(zip(frames, want)):
+    assert abs(a - b) <= 1e-6, (i, a, b)
+pooled = float(re.search(r"^pooled over 12 frames .*: vmaf ([\d.]+)", out, re.M).group(1))
+assert abs(pooled - oracle["pooled_metrics"]["vmaf"]["mean"]) <= 1e-6, pooled
+print("ok: score-raw-files.sh prints libvmaf's 12 frame scores and pooled mean", pooled)
+PY
+
+# 2. An encoded distorted clip (MJPEG in AVI, made here) decoded on the fly.
+gst-launch-1.0 -q filesrc location="$data/c_321x241_8b_blurnoise.yuv" \
+  ! rawvideoparse width=321 height=241 format=i420 plane-strides="<321,161,161>" plane-offsets="<0,77361,96842>" \
+    frame-size=116323 ! jpegenc quality=70 ! avimux ! filesink location="$work/dist.avi"
+"$src/pipelines/score-encoded.sh" "$data/c_321x241_8b_ref.yuv" 321 241 I420 "$work/dist.avi" threads=1 psnr=true \
+  > "$work/enc.txt"
+check "score-encoded.sh scores 12 frames" '[ "$(grep -c "^frame" "$work/enc.txt")" = 12 ] && grep -q "^pooled over 12 frames" "$work/enc.txt"'
+
+# 3. videotestsrc against its JPEG round trip.
+"$src/pipelines/score-videotestsrc-jpeg.sh" 8 40 threads=1 > "$work/vts.txt"
+check "score-videotestsrc-jpeg.sh scores 8 frames" '[ "$(grep -c "^frame" "$work/vts.txt")" = 8 ] && grep -q "^pooled over 8 frames" "$work/vts.txt"'
+
+# 4. Raw messages.
+"$src/pipelines/print-messages.sh" 3 threads=1 > "$work/msg.txt"
+check "print-messages.sh prints 3 frame messages and the pooled one" \
+  '[ "$(grep -c "type=(string)frame" "$work/msg.txt")" = 3 ] && grep -q "type=(string)pooled" "$work/msg.txt"'
+
+# 5. A file that is not a whole number of frames is refused with a readable reason.
+check "score-raw-files.sh refuses a wrong frame size" \
+  '! "$src/pipelines/score-raw-files.sh" "$data/c_321x241_8b_ref.yuv" "$data/c_321x241_8b_blurnoise.yuv" 320 241 I420 2>"$work/err.txt" >/dev/null && grep -q "not a whole number" "$work/err.txt"'
+exit $fail

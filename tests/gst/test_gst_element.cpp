@@ -1,0 +1,781 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The vmafxhip element in real pipelines: the public pairs through rawvideoparse against libvmaf's JSON (every frame
+// message, pooled values, results files), 10-bit and NV12/NV21/YV12/P010 inputs through videoconvert, every error
+// path, unequal lengths, a flushing seek mid-stream, pass-through of the distorted frames.
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "gst_harness.h"
+#include "support.h"
+#include "tolerances.h"
+#include "vmafx/output.h"
+#include "vmafx/scorer.h"
+
+namespace vmafx::test {
+namespace {
+
+#define REQUIRE_GST()                                 \
+  do {                                                \
+    std::string why_;                                 \
+    if (!gst_ready(&why_)) GTEST_SKIP() << why_;      \
+  } while (0)
+
+#define REQUIRE_FILE(path)                                                          \
+  do {                                                                              \
+    if (!file_exists(path)) GTEST_SKIP() << "oracle data missing: " << (path);      \
+  } while (0)
+
+const std::vector<std::string> kNotComputed = {"cambi"};  // in the oracle, not a vmafxhip feature
+
+std::string pair_launch(const Pair& p, const std::string& props, const std::string& ref_chain = "",
+                        const std::string& dist_chain = "", const std::string& sink = "fakesink") {
+  return raw_yuv_source(p.ref_path(), p.width, p.height, p.bpc) + ref_chain + " ! v.ref_sink " +
+         raw_yuv_source(p.dist_path(), p.width, p.height, p.bpc) + dist_chain + " ! v.dist_sink vmafxhip name=v " +
+         props + " ! " + sink;
+}
+
+void print_max_diff(const std::string& what, const std::map<std::string, double>& d) {
+  std::printf("max |element - libvmaf| %s:", what.c_str());
+  for (const auto& [k, v] : d) std::printf(" %s=%.3g", k.c_str(), v);
+  std::printf("\n");
+}
+
+// Frame messages: one per frame, in order, indices 0..n-1 (or every `step`-th), each equal to libvmaf's.
+void expect_frames_match(const RunResult& r, const Oracle& o, const std::string& ctx,
+                         std::map<std::string, double>* max_diff, unsigned step = 1) {
+  ASSERT_EQ(r.frames.size(), o.frames.size()) << ctx;
+  for (size_t i = 0; i < r.frames.size(); i++) {
+    const GstStructure* f = r.frames[i].get();
+    EXPECT_EQ(get_int(f, "index"), gint(o.frame_num[i])) << ctx << " message " << i;
+    EXPECT_EQ(get_uint64(f, "timestamp"), guint64(o.frame_num[i]) * 40 * GST_MSECOND) << ctx;
+    EXPECT_EQ(get_uint64(f, "running-time"), guint64(o.frame_num[i]) * 40 * GST_MSECOND) << ctx;
+    EXPECT_EQ(get_uint64(f, "stream-time"), guint64(o.frame_num[i]) * 40 * GST_MSECOND) << ctx;
+    EXPECT_EQ(get_uint64(f, "duration"), 40 * GST_MSECOND) << ctx;
+    expect_frame_matches_oracle(f, o.frames[i], kNotComputed, ctx + " frame " + std::to_string(o.frame_num[i]),
+                                max_diff);
+  }
+  (void)step;
+}
+
+void expect_pooled_matches(const RunResult& r, const Oracle& o, const std::string& ctx) {
+  ASSERT_EQ(r.pooled.size(), 1u) << ctx;
+  const GstStructure* p = r.pooled[0].get();
+  const auto& v = o.pooled.at("vmaf");
+  EXPECT_NEAR(get_double(p, "score"), v.at("mean"), kVmafTol) << ctx;
+  EXPECT_NEAR(get_double(p, "mean"), v.at("mean"), kVmafTol) << ctx;
+  EXPECT_NEAR(get_double(p, "min"), v.at("min"), kVmafTol) << ctx;
+  EXPECT_NEAR(get_double(p, "max"), v.at("max"), kVmafTol) << ctx;
+  EXPECT_NEAR(get_double(p, "harmonic-mean"), v.at("harmonic_mean"), kVmafTol) << ctx;
+  EXPECT_EQ(get_uint64(p, "frames"), o.frames.size()) << ctx;
+  // Percentiles lie within [min, max] and grow.
+  double prev = get_double(p, "min");
+  for (const char* q : {"p1", "p5", "p25", "p50", "p75", "p95", "p99"}) {
+    const double x = get_double(p, q);
+    EXPECT_GE(x, prev - 1e-12) << ctx << " " << q;
+    prev = x;
+  }
+  EXPECT_LE(prev, get_double(p, "max") + 1e-12) << ctx;
+  // Every other column pooled with the pool method (mean): libvmaf's pooled means.
+  for (const auto& [metric, stats] : o.pooled) {
+    if (metric == "vmaf" || metric == "cambi") continue;
+    std::string field = metric == "float_ssim" ? "ssim" : metric == "float_ms_ssim" ? "ms-ssim" : metric;
+    for (char& c : field)
+      if (c == '_') c = '-';
+    EXPECT_NEAR(get_double(p, field.c_str()), stats.at("mean"), tolerance_for(metric)) << ctx << " pooled " << metric;
+  }
+}
+
+// A results file in libvmaf's JSON layout, compared with libvmaf's own file: same frames, same metrics (all but
+// the features vmafxhip does not compute), same pooled values, same version.
+void expect_json_results_match(const std::string& path, const std::string& oracle_path, const std::string& ctx) {
+  std::ifstream a(path), b(oracle_path);
+  ASSERT_TRUE(a.good()) << ctx << ": no results file " << path;
+  nlohmann::json ja, jb;
+  a >> ja;
+  b >> jb;
+  EXPECT_EQ(ja.at("version"), jb.at("version")) << ctx;
+  ASSERT_EQ(ja.at("frames").size(), jb.at("frames").size()) << ctx;
+  for (size_t i = 0; i < ja["frames"].size(); i++) {
+    const auto& fa = ja["frames"][i];
+    const auto& fb = jb["frames"][i];
+    EXPECT_EQ(fa.at("frameNum"), fb.at("frameNum")) << ctx;
+    for (auto it = fb.at("metrics").begin(); it != fb.at("metrics").end(); ++it) {
+      if (it.key() == "cambi") continue;
+      ASSERT_TRUE(fa.at("metrics").contains(it.key())) << ctx << " frame " << i << " lacks " << it.key();
+      EXPECT_NEAR(fa["metrics"][it.key()].get<double>(), it.value().get<double>(), tolerance_for(it.key()))
+          << ctx << " frame " << i << " " << it.key();
+    }
+    EXPECT_EQ(fa.at("metrics").size() + (fb["metrics"].contains("cambi") ? 1 : 0), fb.at("metrics").size()) << ctx;
+  }
+  for (auto it = jb.at("pooled_metrics").begin(); it != jb.at("pooled_metrics").end(); ++it) {
+    if (it.key() == "cambi") continue;
+    ASSERT_TRUE(ja.at("pooled_metrics").contains(it.key())) << ctx << " pooled lacks " << it.key();
+    for (const char* s : {"min", "max", "mean", "harmonic_mean"})
+      EXPECT_NEAR(ja["pooled_metrics"][it.key()][s].get<double>(), it.value()[s].get<double>(),
+                  tolerance_for(it.key()))
+          << ctx << " pooled " << it.key() << " " << s;
+  }
+  EXPECT_EQ(ja.at("aggregate_metrics"), jb.at("aggregate_metrics")) << ctx;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+class PublicPairs : public ::testing::TestWithParam<Pair> {};
+
+TEST_P(PublicPairs, EveryFrameMessageAndPooledAndJsonEqualLibvmaf) {
+  REQUIRE_GST();
+  const Pair& p = GetParam();
+  const std::string oracle_path = p.oracle_path("vmaf_v0.6.1");
+  REQUIRE_FILE(oracle_path);
+  Oracle o;
+  ASSERT_TRUE(load_oracle(oracle_path, &o).is_ok());
+  const std::string results = temp_path(p.prefix + "_" + p.distorted + ".json");
+  const RunResult r = run_pipeline(
+      pair_launch(p, "threads=1 psnr=true ssim=true ms-ssim=true results-filename=\"" + results + "\""));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  EXPECT_TRUE(r.warnings.empty());
+  std::map<std::string, double> max_diff;
+  expect_frames_match(r, o, p.prefix + "_" + p.distorted, &max_diff);
+  expect_pooled_matches(r, o, p.prefix + "_" + p.distorted);
+  EXPECT_EQ(r.frames_scored, o.frames.size());
+  expect_json_results_match(results, oracle_path, p.prefix + "_" + p.distorted);
+  print_max_diff(p.prefix + "_" + p.distorted, max_diff);
+}
+
+INSTANTIATE_TEST_SUITE_P(Oracle, PublicPairs, ::testing::ValuesIn(public_pairs()),
+                         [](const ::testing::TestParamInfo<Pair>& i) {
+                           return i.param.prefix + "_" + i.param.distorted;
+                         });
+
+Pair pair_a() { return public_pairs()[0]; }  // a_576x324_8b x264crf35
+Pair pair_b() { return public_pairs()[2]; }  // b_576x324_10b x264crf33
+Pair pair_c() { return public_pairs()[3]; }  // c_321x241_8b blurnoise
+
+TEST(Models, FourKAndNegModelsEqualLibvmaf) {
+  REQUIRE_GST();
+  for (const Pair& p : {public_pairs()[0], public_pairs()[1]}) {
+    for (const std::string model : {"vmaf_4k_v0.6.1", "vmaf_v0.6.1neg"}) {
+      const std::string oracle_path = p.oracle_path(model);
+      REQUIRE_FILE(oracle_path);
+      Oracle o;
+      ASSERT_TRUE(load_oracle(oracle_path, &o).is_ok());
+      const RunResult r = run_pipeline(pair_launch(p, "threads=1 model-filename=" + model));
+      ASSERT_TRUE(r.eos) << r.describe_errors();
+      std::map<std::string, double> max_diff;
+      expect_frames_match(r, o, p.distorted + " " + model, &max_diff);
+      expect_pooled_matches(r, o, p.distorted + " " + model);
+      print_max_diff(p.distorted + " " + model, max_diff);
+    }
+  }
+}
+
+TEST(Models, ModelFromAFilePath) {
+  REQUIRE_GST();
+  const Pair p = pair_c();
+  const std::string model = project_models_dir() + "/vmaf_v0.6.1.json";
+  REQUIRE_FILE(model);
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const RunResult r = run_pipeline(pair_launch(p, "threads=1 psnr=1 ssim=1 ms-ssim=1 model-filename=\"" + model + "\""));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  expect_frames_match(r, o, "model file", nullptr);
+}
+
+TEST(Subsample, ScoresEverySecondFrameLikeLibvmaf) {
+  REQUIRE_GST();
+  const Pair p = pair_a();
+  const std::string oracle_path = p.oracle_path("vmaf_v0.6.1.subsample2");
+  REQUIRE_FILE(oracle_path);
+  Oracle o;
+  ASSERT_TRUE(load_oracle(oracle_path, &o).is_ok());
+  const std::string results = temp_path("subsample2.json");
+  const RunResult r = run_pipeline(pair_launch(
+      p, "threads=1 subsample=2 psnr=true ssim=true ms-ssim=true results-filename=\"" + results + "\""));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  std::map<std::string, double> max_diff;
+  expect_frames_match(r, o, "subsample 2", &max_diff);
+  expect_pooled_matches(r, o, "subsample 2");
+  expect_json_results_match(results, oracle_path, "subsample 2");
+}
+
+TEST(Threads, WorkerThreadsGiveTheSameMessages) {
+  REQUIRE_GST();
+  const Pair p = pair_a();
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const RunResult r = run_pipeline(pair_launch(p, "threads=3 psnr=true ssim=true ms-ssim=true"));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  expect_frames_match(r, o, "threads=3", nullptr);
+  expect_pooled_matches(r, o, "threads=3");
+}
+
+TEST(PoolMethod, ScoreFollowsThePoolMethod) {
+  REQUIRE_GST();
+  const Pair p = pair_c();
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const auto& v = o.pooled.at("vmaf");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"min", "min"}, {"max", "max"}, {"mean", "mean"}, {"harmonic-mean", "harmonic_mean"},
+      {"harmonic_mean", "harmonic_mean"}};  // gst vmaf's spelling is accepted too
+  for (const auto& [method, key] : cases) {
+    const RunResult r = run_pipeline(pair_launch(p, "threads=1 psnr=1 frame-message=false pool-method=" + method));
+    ASSERT_TRUE(r.eos) << method << r.describe_errors();
+    EXPECT_TRUE(r.frames.empty()) << "frame-message=false";
+    EXPECT_EQ(r.frames_scored, o.frames.size());
+    ASSERT_EQ(r.pooled.size(), 1u);
+    EXPECT_NEAR(get_double(r.pooled[0].get(), "score"), v.at(key), kVmafTol) << method;
+    EXPECT_NEAR(get_double(r.pooled[0].get(), "psnr-y"), o.pooled.at("psnr_y").at(key), kPsnrTol) << method;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Formats: 10-bit from the file, NV12 / NV21 / YV12 / P010 through videoconvert (a lossless re-layout), mixed
+// reference and distorted formats.
+
+struct FormatCase {
+  Pair pair;
+  std::string ref_format, dist_format;  // empty: the file's planar format
+};
+
+TEST(Formats, ConvertedLayoutsEqualLibvmaf) {
+  REQUIRE_GST();
+  const std::vector<FormatCase> cases = {
+      {pair_a(), "", "NV12"},  {pair_a(), "NV12", "NV12"}, {pair_c(), "NV21", "YV12"},
+      {pair_c(), "YV12", ""},  {pair_b(), "", "P010_10LE"}, {pair_b(), "P010_10LE", "P010_10LE"},
+  };
+  for (const auto& c : cases) {
+    Oracle o;
+    ASSERT_TRUE(load_oracle(c.pair.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+    auto conv = [](const std::string& f) {
+      // dither=none: videoconvert dithers by default when it repacks 10-bit samples, which changes them.
+      return f.empty() ? std::string() : " ! videoconvert dither=none ! video/x-raw,format=" + f;
+    };
+    const std::string ctx = c.pair.prefix + " ref " + (c.ref_format.empty() ? "planar" : c.ref_format) + " dist " +
+                            (c.dist_format.empty() ? "planar" : c.dist_format);
+    const RunResult r = run_pipeline(pair_launch(c.pair, "threads=1 psnr=1 ssim=1 ms-ssim=1", conv(c.ref_format),
+                                                 conv(c.dist_format)));
+    ASSERT_TRUE(r.eos) << ctx << r.describe_errors();
+    std::map<std::string, double> max_diff;
+    expect_frames_match(r, o, ctx, &max_diff);
+    expect_pooled_matches(r, o, ctx);
+    print_max_diff(ctx, max_diff);
+  }
+}
+
+// The distorted frames leave src unchanged (same bytes, same caps), also when the reference has another layout.
+TEST(PassThrough, SrcOutputsTheDistortedFramesUnchanged) {
+  REQUIRE_GST();
+  const Pair p = pair_c();
+  YuvClip dist;
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+  ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
+  GError* err = nullptr;
+  GstElement* pipeline = gst_parse_launch(
+      (raw_yuv_source(p.ref_path(), p.width, p.height, 8) + " ! videoconvert ! video/x-raw,format=NV12 ! v.ref_sink " +
+       raw_yuv_source(p.dist_path(), p.width, p.height, 8) +
+       " ! v.dist_sink vmafxhip name=v threads=1 ! appsink name=out sync=false")
+          .c_str(),
+      &err);
+  ASSERT_EQ(err, nullptr);
+  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "out");
+  g_object_set(sink, "emit-signals", FALSE, "max-buffers", 0u, nullptr);
+  struct Got {
+    std::vector<std::vector<uint8_t>> frames;
+    std::vector<GstClockTime> pts;
+    std::string caps;
+  } got;
+  GstAppSinkCallbacks cb = {};
+  cb.new_sample = [](GstAppSink* s, gpointer user) -> GstFlowReturn {
+    auto* g = static_cast<Got*>(user);
+    GstSample* sample = gst_app_sink_pull_sample(s);
+    GstBuffer* buf = gst_sample_get_buffer(sample);
+    GstVideoInfo info;
+    gst_video_info_from_caps(&info, gst_sample_get_caps(sample));
+    if (g->caps.empty()) {
+      gchar* c = gst_caps_to_string(gst_sample_get_caps(sample));
+      g->caps = c;
+      g_free(c);
+    }
+    // Repack the planes tightly, as the .yuv file holds them.
+    GstVideoFrame frame;
+    std::vector<uint8_t> bytes;
+    if (gst_video_frame_map(&frame, &info, buf, GST_MAP_READ)) {
+      for (guint pl = 0; pl < GST_VIDEO_FRAME_N_PLANES(&frame); pl++) {
+        const guint rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, pl);
+        const guint row_bytes = GST_VIDEO_FRAME_COMP_WIDTH(&frame, pl) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, pl);
+        const auto* d = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, pl));
+        for (guint y = 0; y < rows; y++)
+          bytes.insert(bytes.end(), d + size_t(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, pl),
+                       d + size_t(y) * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, pl) + row_bytes);
+      }
+      gst_video_frame_unmap(&frame);
+    }
+    g->frames.push_back(std::move(bytes));
+    g->pts.push_back(GST_BUFFER_PTS(buf));
+    gst_sample_unref(sample);
+    return GST_FLOW_OK;
+  };
+  gst_app_sink_set_callbacks(GST_APP_SINK(sink), &cb, &got, nullptr);
+  gst_object_unref(sink);
+  const RunResult r = run_pipeline(pipeline);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_NE(got.caps.find("format=(string)I420"), std::string::npos) << got.caps;
+  EXPECT_NE(got.caps.find("width=(int)321"), std::string::npos) << got.caps;
+  ASSERT_EQ(got.frames.size(), dist.frames());
+  for (size_t i = 0; i < got.frames.size(); i++) {
+    ASSERT_EQ(got.frames[i].size(), dist.frame_size()) << i;
+    EXPECT_TRUE(std::equal(got.frames[i].begin(), got.frames[i].end(), dist.frame_data(i))) << "frame " << i;
+    EXPECT_EQ(got.pts[i], GstClockTime(i * 40 * GST_MSECOND));
+  }
+  EXPECT_EQ(r.frames.size(), dist.frames());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// End of stream with streams of different length.
+
+std::string truncated_copy(const Pair& p, bool ref, size_t frames) {
+  const size_t frame_size =
+      size_t(p.width) * p.height * (p.bpc > 8 ? 2 : 1) +
+      2 * size_t((p.width + 1) / 2) * ((p.height + 1) / 2) * (p.bpc > 8 ? 2 : 1);
+  std::ifstream in(ref ? p.ref_path() : p.dist_path(), std::ios::binary);
+  std::vector<char> data(frame_size * frames);
+  in.read(data.data(), std::streamsize(data.size()));
+  const std::string path = temp_path(std::string(ref ? "ref" : "dist") + std::to_string(frames) + ".yuv");
+  std::ofstream(path, std::ios::binary).write(data.data(), std::streamsize(data.size()));
+  return path;
+}
+
+void check_unequal(bool shorten_ref) {
+  const Pair p = pair_a();
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const size_t n = 10;
+  const std::string short_path = truncated_copy(p, shorten_ref, n);
+  const std::string ref_src = raw_yuv_source(shorten_ref ? short_path : p.ref_path(), p.width, p.height, 8);
+  const std::string dist_src = raw_yuv_source(shorten_ref ? p.dist_path() : short_path, p.width, p.height, 8);
+  const std::string results = temp_path("unequal.json");
+  const RunResult r = run_pipeline(ref_src + " ! v.ref_sink " + dist_src +
+                                   " ! v.dist_sink vmafxhip name=v threads=1 psnr=1 results-filename=\"" + results +
+                                   "\" ! fakesink");
+  const std::string ctx = shorten_ref ? "short reference" : "short distorted";
+  ASSERT_TRUE(r.eos) << ctx << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), n) << ctx;
+  for (size_t i = 0; i < n; i++) {
+    auto oracle = o.frames[i];
+    std::vector<std::string> absent = kNotComputed;
+    for (const char* f : {"float_ssim", "float_ms_ssim"}) absent.push_back(f);
+    if (i == n - 1) {
+      // The last frame's motion has no next frame here (libvmaf does the same at its end of stream): compare the
+      // features that do not depend on the next frame.
+      for (const char* f : {"integer_motion2", "vmaf"}) oracle.erase(f), absent.push_back(f);
+    }
+    GstStructure* f = gst_structure_copy(r.frames[i].get());
+    if (i == n - 1) gst_structure_remove_fields(f, "integer-motion2", "score", nullptr);
+    expect_frame_matches_oracle(f, oracle, absent, ctx + " frame " + std::to_string(i), nullptr);
+    gst_structure_free(f);
+  }
+  ASSERT_EQ(r.pooled.size(), 1u);
+  EXPECT_EQ(get_uint64(r.pooled[0].get(), "frames"), n);
+  // One warning with both lengths.
+  std::vector<BusMessage> w;
+  for (const auto& m : r.warnings)
+    if (m.source == "v") w.push_back(m);
+  ASSERT_EQ(w.size(), 1u) << ctx;
+  const guint64 n_ref = shorten_ref ? n : o.frames.size(), n_dist = shorten_ref ? o.frames.size() : n;
+  EXPECT_NE(w[0].text.find("reference had " + std::to_string(n_ref) + " frames"), std::string::npos) << w[0].text;
+  EXPECT_NE(w[0].text.find("distorted had " + std::to_string(n_dist)), std::string::npos) << w[0].text;
+  ASSERT_TRUE(w[0].details);
+  EXPECT_EQ(get_uint64(w[0].details.get(), "reference-frames"), n_ref);
+  EXPECT_EQ(get_uint64(w[0].details.get(), "distorted-frames"), n_dist);
+  // The results file holds the paired frames.
+  std::ifstream f(results);
+  nlohmann::json j;
+  f >> j;
+  EXPECT_EQ(j.at("frames").size(), n);
+}
+
+TEST(EndOfStream, ShorterDistortedStreamScoresThePairsAndWarns) {
+  REQUIRE_GST();
+  check_unequal(false);
+}
+
+TEST(EndOfStream, ShorterReferenceStreamScoresThePairsAndWarns) {
+  REQUIRE_GST();
+  check_unequal(true);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A flushing seek mid-stream restarts the scoring at the new position: indices from 0, no frame of the old
+// segment afterwards, the scores those of libvmaf's frames from the seek target on.
+
+TEST(Seek, FlushingSeekMidStreamRestartsScoringCleanly) {
+  REQUIRE_GST();
+  const Pair p = pair_a();
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const unsigned target = 20;
+  bool seeked = false;
+  size_t frames_before_seek = 0;
+  RunOptions opt;
+  opt.on_frame = [&](GstElement* pipeline, const GstStructure* f) {
+    if (seeked || get_int(f, "index") < 3) return;
+    seeked = true;
+    ASSERT_TRUE(gst_element_seek_simple(pipeline, GST_FORMAT_TIME,
+                                        GstSeekFlags(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
+                                        target * 40 * GST_MSECOND));
+  };
+  // The distorted branch is slowed down so the seek lands mid-stream.
+  const RunResult r = run_pipeline(
+      raw_yuv_source(p.ref_path(), p.width, p.height, 8) + " ! v.ref_sink " +
+          raw_yuv_source(p.dist_path(), p.width, p.height, 8) +
+          " ! identity sleep-time=15000 ! v.dist_sink vmafxhip name=v threads=1 psnr=1 ! fakesink",
+      opt);
+  ASSERT_TRUE(seeked);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  // The new session starts with index 0 at the seek target.
+  size_t start = r.frames.size();
+  for (size_t i = 0; i < r.frames.size(); i++) {
+    if (get_int(r.frames[i].get(), "index") == 0 &&
+        get_uint64(r.frames[i].get(), "timestamp") == target * 40 * GST_MSECOND) {
+      start = i;
+      break;
+    }
+  }
+  ASSERT_LT(start, r.frames.size()) << "no frame message from the seek target";
+  frames_before_seek = start;
+  EXPECT_GE(frames_before_seek, 3u);
+  for (size_t i = 0; i < start; i++) {  // old session: consistent index/timestamp pairs, before the target
+    const GstStructure* f = r.frames[i].get();
+    EXPECT_EQ(get_uint64(f, "timestamp"), guint64(get_int(f, "index")) * 40 * GST_MSECOND);
+  }
+  const size_t after = r.frames.size() - start;
+  ASSERT_EQ(after, o.frames.size() - target);
+  for (size_t k = 0; k < after; k++) {
+    const GstStructure* f = r.frames[start + k].get();
+    const std::string ctx = "after seek, frame " + std::to_string(k);
+    EXPECT_EQ(get_int(f, "index"), gint(k)) << ctx;
+    EXPECT_EQ(get_uint64(f, "timestamp"), (target + k) * 40 * GST_MSECOND) << ctx;
+    EXPECT_EQ(get_uint64(f, "stream-time"), (target + k) * 40 * GST_MSECOND) << ctx;
+    auto oracle = o.frames[target + k];
+    std::vector<std::string> absent = {"cambi", "float_ssim", "float_ms_ssim"};
+    GstStructure* g = gst_structure_copy(f);
+    if (k == 0) {
+      // The first frame after the seek has no previous frame: motion 0 as at a stream start.
+      EXPECT_EQ(get_double(f, "integer-motion2"), 0.0);
+      for (const char* x : {"integer_motion2", "integer_motion3", "VMAF_integer_feature_motion_sad_score", "vmaf"})
+        oracle.erase(x), absent.push_back(x);
+      gst_structure_remove_fields(g, "integer-motion2", "integer-motion3", "VMAF-integer-feature-motion-sad-score",
+                                  "score", nullptr);
+    }
+    expect_frame_matches_oracle(g, oracle, absent, ctx, nullptr);
+    gst_structure_free(g);
+  }
+  ASSERT_EQ(r.pooled.size(), 1u);
+  EXPECT_EQ(get_uint64(r.pooled[0].get(), "frames"), o.frames.size() - target);
+  EXPECT_EQ(r.frames_scored, o.frames.size() - target);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors: one GST_ELEMENT_ERROR each, naming the cause; no hang.
+
+void expect_one_element_error(const RunResult& r, GQuark domain, int code, const std::string& needle,
+                              const std::string& ctx) {
+  EXPECT_FALSE(r.timed_out) << ctx;
+  const auto errs = r.element_errors();
+  ASSERT_EQ(errs.size(), 1u) << ctx << "\n" << r.describe_errors();
+  EXPECT_EQ(errs[0].domain, domain) << ctx << ": " << errs[0].text;
+  EXPECT_EQ(errs[0].code, code) << ctx << ": " << errs[0].text;
+  EXPECT_NE((errs[0].text + " " + errs[0].debug).find(needle), std::string::npos)
+      << ctx << ": '" << needle << "' not in: " << errs[0].text << " | " << errs[0].debug;
+  EXPECT_TRUE(r.pooled.empty()) << ctx;
+}
+
+TEST(Errors, MissingModelFile) {
+  REQUIRE_GST();
+  const std::string missing = temp_path("no-such-model.json");
+  const RunResult r = run_pipeline(pair_launch(pair_c(), "model-filename=\"" + missing + "\""));
+  EXPECT_TRUE(r.state_change_failed);
+  expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, missing, "missing model");
+  EXPECT_TRUE(r.frames.empty());
+}
+
+TEST(Errors, MalformedModelFile) {
+  REQUIRE_GST();
+  const std::string bad = temp_path("bad-model.json");
+  std::ofstream(bad) << "{ \"model_dict\": { \"model_type\": \"LIBSVMNUSVR\", ";
+  const RunResult r = run_pipeline(pair_launch(pair_c(), "model-filename=\"" + bad + "\""));
+  EXPECT_TRUE(r.state_change_failed);
+  expect_one_element_error(r, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT, bad, "malformed model");
+}
+
+TEST(Errors, ResultsFileCannotBeWritten) {
+  REQUIRE_GST();
+  const std::string path = temp_path("no-such-dir") + "/scores.json";
+  const RunResult r = run_pipeline(pair_launch(pair_c(), "results-filename=\"" + path + "\""));
+  EXPECT_TRUE(r.state_change_failed);
+  expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE, path, "unwritable results");
+}
+
+TEST(Errors, ResultsFormatWithoutFilename) {
+  REQUIRE_GST();
+  const RunResult r = run_pipeline(pair_launch(pair_c(), "results-format=xml"));
+  expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "results-filename", "format only");
+}
+
+TEST(Errors, ConfidenceIntervalNeedsABootstrapModel) {
+  REQUIRE_GST();
+  const RunResult r = run_pipeline(pair_launch(pair_c(), "conf-interval=true"));
+  expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, "vmaf_v0.6.1", "conf-interval");
+}
+
+TEST(Errors, CapsMismatchNamesBothCaps) {
+  REQUIRE_GST();
+  const RunResult r = run_pipeline(
+      "videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! v.ref_sink "
+      "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=352,height=288,framerate=25/1 ! v.dist_sink "
+      "vmafxhip name=v ! fakesink");
+  expect_one_element_error(r, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "320x240", "geometry mismatch");
+  const auto e = r.element_errors();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_NE(e[0].text.find("352x288"), std::string::npos) << e[0].text;
+  EXPECT_NE(e[0].debug.find("format=(string)I420"), std::string::npos) << e[0].debug;
+  EXPECT_NE(e[0].debug.find("format=(string)NV12"), std::string::npos) << e[0].debug;
+  EXPECT_TRUE(r.frames.empty());
+}
+
+TEST(Errors, BitDepthMismatch) {
+  REQUIRE_GST();
+  const RunResult r = run_pipeline(
+      "videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=64,height=48 ! v.ref_sink "
+      "videotestsrc num-buffers=5 ! video/x-raw,format=I420_10LE,width=64,height=48 ! v.dist_sink "
+      "vmafxhip name=v ! fakesink");
+  expect_one_element_error(r, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "10-bit", "depth mismatch");
+}
+
+TEST(Errors, BufferSmallerThanItsCaps) {
+  REQUIRE_GST();
+  RunOptions opt;
+  opt.setup = [](GstElement* pipeline) {
+    for (const char* name : {"r", "d"}) {
+      GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), name);
+      for (int i = 0; i < 3; i++) {
+        // The reference is whole (64x48 I420 = 4608 bytes); the distorted buffers hold 1000 bytes.
+        const gsize size = std::string(name) == "r" ? 4608 : 1000;
+        GstBuffer* b = gst_buffer_new_allocate(nullptr, size, nullptr);
+        gst_buffer_memset(b, 0, 0x80, size);
+        GST_BUFFER_PTS(b) = i * 40 * GST_MSECOND;
+        GST_BUFFER_DURATION(b) = 40 * GST_MSECOND;
+        EXPECT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+      }
+      gst_app_src_end_of_stream(GST_APP_SRC(src));
+      gst_object_unref(src);
+    }
+  };
+  const char* caps = "caps=\"video/x-raw,format=I420,width=64,height=48,framerate=25/1\" format=time";
+  const RunResult r =
+      run_pipeline(std::string("appsrc name=r ") + caps + " ! v.ref_sink appsrc name=d " + caps +
+                       " ! v.dist_sink vmafxhip name=v ! fakesink",
+                   opt);
+  expect_one_element_error(r, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, "1000 bytes", "short buffer");
+  const auto e = r.element_errors();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_NE(e[0].debug.find("4608 bytes"), std::string::npos) << e[0].debug;
+  EXPECT_NE(e[0].text.find("distorted"), std::string::npos) << e[0].text;
+}
+
+TEST(Errors, HipBackendWithoutADeviceFailsCleanly) {
+  REQUIRE_GST();
+  const RunResult r = run_pipeline(pair_launch(pair_c(), "backend=hip"));
+  if (r.eos && r.errors.empty()) GTEST_SKIP() << "a GPU is usable here: backend=hip scored the stream";
+  expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "GPU", "backend=hip");
+  EXPECT_TRUE(r.frames.empty());
+}
+
+TEST(Backend, AutoFallsBackToTheCpuAndSaysSoOnce) {
+  REQUIRE_GST();
+  const Pair p = pair_c();
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const RunResult r = run_pipeline(pair_launch(p, "backend=auto threads=1 psnr=1 ssim=1 ms-ssim=1"));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  size_t notices = 0;
+  for (const auto& m : r.infos) notices += m.source == "v";
+  EXPECT_LE(notices, 1u);
+  if (notices == 1) {
+    for (const auto& m : r.infos) {
+      if (m.source == "v") {
+        EXPECT_NE(m.text.find("CPU"), std::string::npos) << m.text;
+      }
+    }
+  }
+  expect_frames_match(r, o, "backend=auto", nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Results files in every layout: JSON against libvmaf's file above; XML, CSV and SUB against the engine's writer fed
+// with a direct engine run over the same frames (CSV and SUB byte for byte; XML apart from the measured fps).
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+std::string strip_fps(std::string s) {
+  const std::string key = "fps=\"";
+  const size_t a = s.find(key);
+  if (a == std::string::npos) return s;
+  const size_t b = s.find('"', a + key.size());
+  return s.erase(a, b - a);
+}
+
+TEST(Results, EveryFormatMatchesTheEngineWriter) {
+  REQUIRE_GST();
+  const Pair p = pair_c();
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+  YuvClip ref, dist;
+  ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
+  ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
+  ScorerConfig cfg;
+  cfg.features = {"psnr"};
+  cfg.threads = 1;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k420}, &scorer).is_ok());
+  for (size_t i = 0; i < ref.frames(); i++)
+    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr).is_ok());
+  ASSERT_TRUE(scorer->flush().is_ok());
+  ResultsInfo info;
+  info.width = p.width;
+  info.height = p.height;
+  info.frame_count = ref.frames();
+  info.fps = 25.0;
+
+  for (const std::string f : {"xml", "csv", "sub", "json"}) {
+    const std::string path = temp_path("results." + f);
+    const RunResult r =
+        run_pipeline(pair_launch(p, "threads=1 psnr=1 results-format=" + f + " results-filename=\"" + path + "\""));
+    ASSERT_TRUE(r.eos) << f << r.describe_errors();
+    ResultsFormat rf;
+    ASSERT_TRUE(parse_results_format(f, &rf));
+    std::ostringstream expected;
+    ASSERT_TRUE(write_results(scorer->collector(), rf, info, expected).is_ok());
+    const std::string got = read_file(path);
+    ASSERT_FALSE(got.empty()) << f;
+    if (f == "csv" || f == "sub") {
+      EXPECT_EQ(got, expected.str()) << f;
+    } else if (f == "xml") {
+      EXPECT_EQ(strip_fps(got), strip_fps(expected.str())) << f;
+    } else {
+      nlohmann::json a = nlohmann::json::parse(got), b = nlohmann::json::parse(expected.str());
+      a.erase("fps");
+      b.erase("fps");
+      EXPECT_EQ(a, b);
+    }
+  }
+}
+
+TEST(Results, UnwrittenResultsFileIsNotLeftBehind) {
+  REQUIRE_GST();
+  // A pipeline that fails before the end does not leave an empty results file of its own making.
+  const std::string path = temp_path("never.json");
+  const RunResult r = run_pipeline(
+      "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=64,height=48 ! v.ref_sink "
+      "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=32,height=48 ! v.dist_sink "
+      "vmafxhip name=v results-filename=\"" + path + "\" ! fakesink");
+  EXPECT_EQ(r.element_errors().size(), 1u);
+  EXPECT_FALSE(file_exists(path));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+TEST(ConfidenceInterval, BootstrapModelAddsIntervalFields) {
+  REQUIRE_GST();
+  const Pair p = pair_c();
+  const RunResult r = run_pipeline(pair_launch(p, "threads=1 model-filename=vmaf_b_v0.6.3 conf-interval=true"));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), 12u);
+  // The same frames straight through the engine: the element reports exactly its columns.
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+  YuvClip ref, dist;
+  ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
+  ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
+  ScorerConfig cfg;
+  cfg.model = "vmaf_b_v0.6.3";
+  cfg.conf_interval = true;
+  cfg.threads = 1;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k420}, &scorer).is_ok());
+  for (size_t i = 0; i < ref.frames(); i++)
+    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr).is_ok());
+  ASSERT_TRUE(scorer->flush().is_ok());
+  const Collector& c = scorer->collector();
+  for (size_t i = 0; i < r.frames.size(); i++) {
+    const GstStructure* f = r.frames[i].get();
+    for (const auto& [field, column] : std::vector<std::pair<std::string, std::string>>{
+             {"score", "vmaf"}, {"ci-p95-lo", "vmaf_ci_p95_lo"}, {"ci-p95-hi", "vmaf_ci_p95_hi"},
+             {"stddev", "vmaf_stddev"}, {"bagging", "vmaf_bagging"}}) {
+      const long col = c.find(column);
+      ASSERT_GE(col, 0) << column;
+      double v;
+      ASSERT_TRUE(c.get(i, size_t(col), &v));
+      EXPECT_EQ(get_double(f, field.c_str()), v) << field << " frame " << i;
+    }
+    EXPECT_LE(get_double(f, "ci-p95-lo"), get_double(f, "ci-p95-hi"));
+    EXPECT_GE(get_double(f, "stddev"), 0.0);
+  }
+}
+
+TEST(Properties, DefaultsAndDropInNames) {
+  REQUIRE_GST();
+  GstElement* e = gst_element_factory_make("vmafxhip", nullptr);
+  ASSERT_NE(e, nullptr);
+  gchar* model = nullptr;
+  gboolean frame_message = FALSE;
+  guint subsample = 0, threads = 7;
+  gint device = 0;
+  g_object_get(e, "model-filename", &model, "frame-message", &frame_message, "subsample", &subsample, "threads",
+               &threads, "device-id", &device, nullptr);
+  EXPECT_STREQ(model, "vmaf_v0.6.1");
+  EXPECT_TRUE(frame_message);
+  EXPECT_EQ(subsample, 1u);
+  EXPECT_EQ(threads, 0u);
+  EXPECT_EQ(device, -1);
+  g_free(model);
+  for (const char* prop : {"model-filename", "disable-clip", "enable-transform", "phone-model", "psnr", "ssim",
+                           "ms-ssim", "pool-method", "threads", "subsample", "conf-interval", "frame-message",
+                           "results-filename", "results-format", "log-level", "backend", "device-id", "vendor",
+                           "frames-scored"})
+    EXPECT_NE(g_object_class_find_property(G_OBJECT_GET_CLASS(e), prop), nullptr) << prop;
+  for (const auto& [prop, value] : std::vector<std::pair<const char*, const char*>>{
+           {"pool-method", "harmonic_mean"}, {"pool-method", "harmonic-mean"}, {"results-format", "sub"},
+           {"backend", "cpu"}, {"vendor", "nvidia"}})
+    gst_util_set_object_arg(G_OBJECT(e), prop, value);
+  for (const char* pad : {"ref_sink", "dist_sink", "src"}) {
+    GstPad* p = gst_element_get_static_pad(e, pad);
+    EXPECT_NE(p, nullptr) << pad;
+    if (p) gst_object_unref(p);
+  }
+  GstElementFactory* f = gst_element_get_factory(e);
+  EXPECT_STREQ(gst_element_factory_get_metadata(f, GST_ELEMENT_METADATA_KLASS), "Filter/Analyzer/Video");
+  gst_object_unref(e);
+}
+
+}  // namespace
+}  // namespace vmafx::test
