@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "gstvmafxhipdmabuf.h"
 #include "gstvmafxhipimport.h"
 #include "gstvmafxhipmessages.h"
 #include "gstvmafxhippad.h"
@@ -69,6 +70,8 @@ enum {
   PROP_DEVICE_ID,
   PROP_VENDOR,
   PROP_FRAMES_SCORED,
+  PROP_ALLOW_COPY,
+  PROP_FRAMES_COPIED,
 };
 
 // GEnum values of the enum properties; their nicks are what gst-launch and gst_util_set_object_arg take.
@@ -166,6 +169,7 @@ struct Settings {
   BackendValue backend = BACKEND_AUTO;
   int device_id = -1;
   VendorValue vendor = VENDOR_AUTO;
+  bool allow_copy = true;
 };
 
 vmafx::PoolMethod to_pool_method(PoolMethodValue v) {
@@ -296,6 +300,7 @@ struct Session {
 
   std::unique_ptr<vmafx::Scorer> scorer;
   std::unique_ptr<FramePoster> poster;
+  std::unique_ptr<vg::DmaBufInput> dmabuf;  // memory:DMABuf import, made at the first dma-buf frame
   vmafx::VideoGeometry geometry;
   std::vector<std::string> fields;  // message field of each engine score column
 
@@ -316,6 +321,7 @@ struct ElementState {
   std::mutex settings_mu;
   Settings settings;
   std::atomic<uint64_t> frames_scored{0};
+  std::atomic<uint64_t> frames_copied{0};
   Session session;
 };
 
@@ -334,7 +340,7 @@ GST_ELEMENT_REGISTER_DEFINE(vmafxhip, "vmafxhip", GST_RANK_NONE, GST_TYPE_VMAFXH
 
 namespace {
 
-constexpr const char* kCaps = GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS);
+constexpr const char* kCaps = GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS) "; " GST_VMAFXHIP_DMABUF_CAPS;
 
 GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(kCaps));
@@ -430,6 +436,8 @@ void end_session_scoring(Session& s) {
   if (s.poster) s.poster->abort();
   s.poster.reset();
   s.scorer.reset();
+  if (s.dmabuf) (void)s.dmabuf->close();  // after the scorer let go: releases behind the GPU run
+  s.dmabuf.reset();
   s.fields.clear();
   s.last_dist = nullptr;
   s.last_dist_pts = GST_CLOCK_TIME_NONE;
@@ -606,6 +614,7 @@ gboolean vmafxhip_start(GstAggregator* agg) {
   s.notice_posted = false;
   s.results_written = false;
   self->state->frames_scored.store(0);
+  self->state->frames_copied.store(0);
   gst_vmafxhip_pad_reset_buffers_received(self->ref_pad);
   gst_vmafxhip_pad_reset_buffers_received(self->dist_pad);
   if (s.active.log_level != LOG_NONE)
@@ -670,6 +679,7 @@ GstFlowReturn vmafxhip_flush(GstAggregator* agg) {
   GST_DEBUG_OBJECT(self, "flushing: scoring restarts with the new segment");
   end_session_scoring(session(self));
   self->state->frames_scored.store(0);
+  self->state->frames_copied.store(0);
   return GST_AGGREGATOR_CLASS(parent_class)->flush(agg);
 }
 
@@ -710,7 +720,9 @@ GstFlowReturn vmafxhip_update_src_caps(GstAggregator* agg, GstCaps* downstream, 
     GST_VIDEO_INFO_FPS_N(&out) = GST_VIDEO_INFO_FPS_N(&ref);
     GST_VIDEO_INFO_FPS_D(&out) = GST_VIDEO_INFO_FPS_D(&ref);
   }
-  GstCaps* caps = gst_video_info_to_caps(&out);
+  GstCaps* dist_caps = gst_pad_get_current_caps(GST_PAD(self->dist_pad));
+  GstCaps* caps = vg::output_caps_with_features(dist_caps, out);  // keeps memory:DMABuf
+  if (dist_caps) gst_caps_unref(dist_caps);
   if (!gst_caps_can_intersect(caps, downstream)) {
     gchar* d = gst_caps_to_string(downstream);
     post_error(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Downstream does not accept the distorted video",
@@ -742,6 +754,33 @@ GstFlowReturn vmafxhip_create_output_buffer(GstVideoAggregator* vagg, GstBuffer*
   return *outbuf ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
+// dma-buf frames go through the session's importer (gstvmafxhipdmabuf.h), other memory through import_picture.
+Status import_any(GstVmafxhip* self, GstCaps* caps, GstBuffer* buf, const GstVideoInfo& info,
+                  vg::ImportedPicture* out) {
+  const vg::MemoryPath path = vg::memory_path_for_caps(caps);
+  if (path != vg::MemoryPath::dmabuf) return vg::import_picture(path, buf, info, out);
+  Session& s = session(self);
+  if (!s.dmabuf) {
+    vg::DmaBufInput::Config c;
+    c.backend = s.scorer->backend();
+    c.vendor = to_vendor(s.active.vendor);
+    c.device_id = s.active.device_id;
+    c.allow_copy = s.active.allow_copy;
+    if (c.backend == vmafx::Backend::hip && (s.active.ssim || s.active.ms_ssim))
+      c.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
+    c.on_notice = [self](const std::string& text) {
+      vg::post_status(GST_ELEMENT(self), GST_MESSAGE_WARNING, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
+                      text, Status(Errc::unsupported, text), __FILE__, "import_any", __LINE__);
+    };
+    VMAFX_TRY(vg::DmaBufInput::create(c, &s.dmabuf));
+    GST_INFO_OBJECT(self, "dma-buf input: %s", s.dmabuf->description().c_str());
+  }
+  const uint64_t copied = s.dmabuf->frames_copied();
+  Status st = s.dmabuf->import(buf, info, caps, out);
+  self->state->frames_copied.fetch_add(s.dmabuf->frames_copied() - copied, std::memory_order_relaxed);
+  return st;
+}
+
 GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
   auto* self = GST_VMAFXHIP(vagg);
   Session& s = session(self);
@@ -769,9 +808,9 @@ GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
   auto pair = std::make_shared<std::pair<vg::ImportedPicture, vg::ImportedPicture>>();
   GstCaps* rcaps = gst_pad_get_current_caps(GST_PAD(rpad));
   GstCaps* dcaps = gst_pad_get_current_caps(GST_PAD(dpad));
-  Status st = vg::import_picture(vg::memory_path_for_caps(rcaps), ref, rpad->info, &pair->first);
+  Status st = import_any(self, rcaps, ref, rpad->info, &pair->first);
   const bool ref_ok = st.is_ok();
-  if (ref_ok) st = vg::import_picture(vg::memory_path_for_caps(dcaps), dist, dpad->info, &pair->second);
+  if (ref_ok) st = import_any(self, dcaps, dist, dpad->info, &pair->second);
   if (rcaps) gst_caps_unref(rcaps);
   if (dcaps) gst_caps_unref(dcaps);
   if (!st.is_ok()) {
@@ -924,12 +963,17 @@ void vmafxhip_set_property(GObject* object, guint prop_id, const GValue* value, 
     case PROP_BACKEND: s.backend = BackendValue(g_value_get_enum(value)); break;
     case PROP_DEVICE_ID: s.device_id = g_value_get_int(value); break;
     case PROP_VENDOR: s.vendor = VendorValue(g_value_get_enum(value)); break;
+    case PROP_ALLOW_COPY: s.allow_copy = g_value_get_boolean(value); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
 }
 
 void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
+  if (prop_id == PROP_FRAMES_COPIED) {
+    g_value_set_uint64(value, self->state->frames_copied.load(std::memory_order_relaxed));
+    return;
+  }
   if (prop_id == PROP_FRAMES_SCORED) {
     g_value_set_uint64(value, self->state->frames_scored.load(std::memory_order_relaxed));
     return;
@@ -957,6 +1001,7 @@ void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParam
     case PROP_BACKEND: g_value_set_enum(value, s.backend); break;
     case PROP_DEVICE_ID: g_value_set_int(value, s.device_id); break;
     case PROP_VENDOR: g_value_set_enum(value, s.vendor); break;
+    case PROP_ALLOW_COPY: g_value_set_boolean(value, s.allow_copy); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
   }
 }
@@ -1054,6 +1099,16 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
                           "Frames scored since the start or the last flushing seek", 0, G_MAXUINT64,
                           0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
+  install_bool(gobject_class, PROP_ALLOW_COPY, "allow-copy",
+               "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped on the host and uploaded); "
+               "false: such input is an error naming the reason",
+               true);
+  g_object_class_install_property(
+      gobject_class, PROP_FRAMES_COPIED,
+      g_param_spec_uint64("frames-copied", "Frames copied",
+                          "Input frames (reference and distorted each) copied because the GPU could not import them",
+                          0, G_MAXUINT64, 0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
   gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype(element_class, &ref_template, GST_TYPE_VMAFXHIP_PAD);
   gst_element_class_add_static_pad_template_with_gtype(element_class, &dist_template, GST_TYPE_VMAFXHIP_PAD);
@@ -1072,6 +1127,7 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
   agg_class->decide_allocation = vmafxhip_decide_allocation;
   vagg_class->create_output_buffer = vmafxhip_create_output_buffer;
   vagg_class->aggregate_frames = vmafxhip_aggregate_frames;
+  vg::dmabuf_class_init(agg_class);  // DMA_DRM caps (gstvmafxhipdmabuf.h)
 
   gst_type_mark_as_plugin_api(GST_TYPE_VMAFXHIP_PAD, GstPluginAPIFlags(0));
   gst_type_mark_as_plugin_api(pool_method_get_type(), GstPluginAPIFlags(0));
