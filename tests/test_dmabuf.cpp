@@ -32,6 +32,10 @@
 #include "vmafx/scorer.h"
 
 namespace vmafx::test {
+
+// gtest prints test parameters; without this it dumps Pair's bytes, padding included.
+void PrintTo(const Pair& p, std::ostream* os) { *os << p.prefix << "_" << p.distorted; }
+
 namespace {
 
 // ---- memfd frames -------------------------------------------------------------------------------------------------

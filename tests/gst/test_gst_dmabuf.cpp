@@ -29,6 +29,10 @@
 #include "vmafx/dmabuf.h"
 
 namespace vmafx::test {
+
+// gtest prints test parameters; without this it dumps Pair's bytes, padding included.
+void PrintTo(const Pair& p, std::ostream* os) { *os << p.prefix << "_" << p.distorted; }
+
 namespace {
 
 #define REQUIRE_GST()                           \
