@@ -396,12 +396,16 @@ bool same_geometry(const vmafx::VideoGeometry& a, const vmafx::VideoGeometry& b)
   return a.width == b.width && a.height == b.height && a.bit_depth == b.bit_depth && a.chroma == b.chroma;
 }
 
-void post_error(GstVmafxhip* self, vg::ErrorCode code, const std::string& text, const Status& status) {
+// Posts an error once per stream (later failures are consequences of the first); file, function and line are
+// those of the caller.
+void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,
+                   const std::string& text, const Status& status) {
   Session& s = session(self);
   if (s.failed) return;
   s.failed = true;
-  GST_VMAFXHIP_POST_ERROR(self, code, text, status);
+  vg::post_status(GST_ELEMENT(self), GST_MESSAGE_ERROR, code, text, status, file, function, line);
 }
+#define VMAFXHIP_POST_ERROR(...) post_error_at(__FILE__, GST_FUNCTION, __LINE__, __VA_ARGS__)
 
 vg::FrameTiming timing_for(GstVmafxhip* self, GstClockTime pts, GstClockTime duration) {
   vg::FrameTiming t;
@@ -478,7 +482,7 @@ bool ensure_scorer(GstVmafxhip* self, const vmafx::VideoGeometry& g) {
   if (s.scorer) {
     if (same_geometry(s.geometry, g)) return true;
     if (s.scorer->frames_submitted() > 0) {
-      post_error(self, {GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}, "Video geometry changed mid-stream",
+      VMAFXHIP_POST_ERROR(self, {GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}, "Video geometry changed mid-stream",
                  Status(Errc::unsupported, "scoring " + geometry_string(s.geometry) + ", new caps are " +
                                                geometry_string(g) + "; vmafxhip scores one geometry per stream"));
       return false;
@@ -497,7 +501,7 @@ bool ensure_scorer(GstVmafxhip* self, const vmafx::VideoGeometry& g) {
     } else if (st.code() == Errc::device_unavailable) {
       text = "No usable GPU for backend=hip";
     }
-    post_error(self, code, text, st);
+    VMAFXHIP_POST_ERROR(self, code, text, st);
     return false;
   }
   GST_INFO_OBJECT(self, "scoring %s on %s, %u thread(s), scores: %zu", geometry_string(g).c_str(),
@@ -530,8 +534,11 @@ bool finish_scoring(GstVmafxhip* self) {
   Status st = s.scorer->flush();
   s.poster->finish();  // every frame message before the pooled one
   s.poster.reset();
+  if (st.is_ok() && s.scorer->frames_submitted() == 0)
+    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("No frame pairs were scored"),
+                        ("one stream ended before any reference and distorted frame could be paired"));
   if (!st.is_ok()) {
-    post_error(self, vg::error_code_for(st.code()), "Scoring failed", st);
+    VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st);
     return false;
   }
   const vmafx::Collector& c = s.scorer->collector();
@@ -553,7 +560,7 @@ bool finish_scoring(GstVmafxhip* self) {
     info.frame_count = s.scorer->frames_submitted();
     Status w = vmafx::write_results(c, fmt, info, s.active.results_filename);
     if (!w.is_ok()) {
-      post_error(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE},
+      VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE},
                  "Could not write results file '" + s.active.results_filename + "'", w);
       return false;
     }
@@ -626,23 +633,23 @@ gboolean vmafxhip_start(GstAggregator* agg) {
     vmafx::Model model;
     Status st = vmafx::Model::load(a.model, &model);
     if (!st.is_ok()) {
-      post_error(self, vg::model_error_code(a.model), "Could not load VMAF model '" + a.model + "'", st);
+      VMAFXHIP_POST_ERROR(self, vg::model_error_code(a.model), "Could not load VMAF model '" + a.model + "'", st);
       return FALSE;
     }
     if (a.conf_interval && !model.is_collection()) {
-      post_error(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
+      VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
                  "conf-interval needs a bootstrap model such as vmaf_b_v0.6.3",
                  Status(Errc::invalid_argument, "model '" + a.model + "' is a single model, not a collection"));
       return FALSE;
     }
   } else if (a.conf_interval) {
-    post_error(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
+    VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
                "conf-interval needs a bootstrap model such as vmaf_b_v0.6.3",
                Status(Errc::invalid_argument, "model-filename is empty"));
     return FALSE;
   }
   if (a.results_filename.empty() && a.results_format != RESULTS_NONE) {
-    post_error(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
+    VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
                "results-format is set but results-filename is not",
                Status(Errc::invalid_argument, "set results-filename to the file to write"));
     return FALSE;
@@ -654,7 +661,7 @@ gboolean vmafxhip_start(GstAggregator* agg) {
     FILE* f = g_fopen(a.results_filename.c_str(), "a");
     if (!f) {
       const int err = errno;
-      post_error(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE},
+      VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE},
                  "Could not open results file '" + a.results_filename + "' for writing",
                  Status(Errc::io_error, a.results_filename + ": " + g_strerror(err)));
       return FALSE;
@@ -693,13 +700,13 @@ GstFlowReturn vmafxhip_update_src_caps(GstAggregator* agg, GstCaps* downstream, 
   const GstVideoInfo& dist = GST_VIDEO_AGGREGATOR_PAD(self->dist_pad)->info;
   vmafx::VideoGeometry gr, gd;
   if (!geometry_for(ref, &gr) || !geometry_for(dist, &gd)) {
-    post_error(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Unsupported video format",
+    VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Unsupported video format",
                Status(Errc::unsupported, "reference caps " + caps_string(ref) + ", distorted caps " +
                                              caps_string(dist)));
     return GST_FLOW_NOT_NEGOTIATED;
   }
   if (!same_geometry(gr, gd)) {
-    post_error(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION},
+    VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION},
                "Reference (" + geometry_string(gr) + ") and distorted (" + geometry_string(gd) +
                    ") video must agree in width, height, bit depth and chroma subsampling",
                Status(Errc::unsupported, "reference caps " + caps_string(ref) + ", distorted caps " +
@@ -710,7 +717,7 @@ GstFlowReturn vmafxhip_update_src_caps(GstAggregator* agg, GstCaps* downstream, 
   if (GST_VIDEO_INFO_FPS_N(&out) <= 0 || GST_VIDEO_INFO_FPS_D(&out) <= 0) {
     // The aggregator pairs frames on the output frame grid; a variable-rate distorted stream takes the reference's.
     if (GST_VIDEO_INFO_FPS_N(&ref) <= 0 || GST_VIDEO_INFO_FPS_D(&ref) <= 0) {
-      post_error(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Both streams have no frame rate",
+      VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Both streams have no frame rate",
                  Status(Errc::unsupported, "reference caps " + caps_string(ref) + ", distorted caps " +
                                                caps_string(dist) +
                                                "; frames are paired by timestamp on a fixed frame grid (videorate "
@@ -725,7 +732,7 @@ GstFlowReturn vmafxhip_update_src_caps(GstAggregator* agg, GstCaps* downstream, 
   if (dist_caps) gst_caps_unref(dist_caps);
   if (!gst_caps_can_intersect(caps, downstream)) {
     gchar* d = gst_caps_to_string(downstream);
-    post_error(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Downstream does not accept the distorted video",
+    VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Downstream does not accept the distorted video",
                Status(Errc::unsupported, "output caps " + caps_string(out) + ", downstream accepts " + d));
     g_free(d);
     gst_caps_unref(caps);
@@ -799,7 +806,7 @@ GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
   GstVideoAggregatorPad* dpad = GST_VIDEO_AGGREGATOR_PAD(self->dist_pad);
   vmafx::VideoGeometry g;
   if (!geometry_for(dpad->info, &g)) {
-    post_error(self, {GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}, "Unsupported distorted format",
+    VMAFXHIP_POST_ERROR(self, {GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}, "Unsupported distorted format",
                Status(Errc::unsupported, caps_string(dpad->info)));
     return GST_FLOW_ERROR;
   }
@@ -815,7 +822,7 @@ GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
   if (dcaps) gst_caps_unref(dcaps);
   if (!st.is_ok()) {
     const std::string which = ref_ok ? "distorted" : "reference";
-    post_error(self, vg::error_code_for(st.code()), "Invalid " + which + " buffer", st);
+    VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Invalid " + which + " buffer", st);
     return GST_FLOW_ERROR;
   }
 
@@ -827,7 +834,7 @@ GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
   });
   pair.reset();  // the scorer's release callback owns the pictures now
   if (!st.is_ok()) {
-    post_error(self, vg::error_code_for(st.code()), "Scoring failed", st);
+    VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st);
     return GST_FLOW_ERROR;
   }
   s.poster->submitted();

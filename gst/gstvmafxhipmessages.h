@@ -57,7 +57,3 @@ void post_status(GstElement* element, GstMessageType type, ErrorCode code, const
                  const Status& status, const char* file, const char* function, int line);
 
 }  // namespace vmafx::gst
-
-#define GST_VMAFXHIP_POST_ERROR(element, code, text, status)                                                  \
-  ::vmafx::gst::post_status(GST_ELEMENT(element), GST_MESSAGE_ERROR, (code), (text), (status), __FILE__, \
-                            GST_FUNCTION, __LINE__)

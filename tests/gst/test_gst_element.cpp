@@ -345,6 +345,132 @@ TEST(PassThrough, SrcOutputsTheDistortedFramesUnchanged) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// A frame's message comes as soon as the features it needs exist: frame k's once frame k + 1 arrived (motion), the
+// last frame's at end of stream. Frames are fed one pair at a time through appsrc while the pipeline plays.
+
+GstBuffer* clip_buffer(const YuvClip& clip, size_t i) {
+  GstBuffer* b = gst_buffer_new_memdup(clip.frame_data(i), clip.frame_size());
+  GST_BUFFER_PTS(b) = i * 40 * GST_MSECOND;
+  GST_BUFFER_DURATION(b) = 40 * GST_MSECOND;
+  return b;
+}
+
+// Pops bus messages for up to `ms`; returns the frame messages seen and fails on errors.
+std::vector<Structure> frames_within(GstBus* bus, int ms) {
+  std::vector<Structure> out;
+  const gint64 end = g_get_monotonic_time() + gint64(ms) * 1000;
+  while (g_get_monotonic_time() < end) {
+    GstMessage* m = gst_bus_timed_pop(bus, 10 * GST_MSECOND);
+    if (!m) continue;
+    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) ADD_FAILURE() << "error on the bus";
+    const GstStructure* st = gst_message_get_structure(m);
+    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && st && gst_structure_has_name(st, "VMAF") &&
+        g_strcmp0(gst_structure_get_string(st, "type"), "frame") == 0)
+      out.push_back(copy_structure(st));
+    gst_message_unref(m);
+    if (!out.empty()) break;
+  }
+  return out;
+}
+
+void check_posting_latency(unsigned threads) {
+  const Pair p = pair_c();
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+  YuvClip ref, dist;
+  ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
+  ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_I420, p.width, p.height);
+  // The clip's tight layout differs from GStreamer's default for odd widths: describe it with a video meta.
+  const std::string caps = "video/x-raw,format=I420,width=321,height=241,framerate=25/1";
+  GError* err = nullptr;
+  GstElement* pipeline = gst_parse_launch(
+      ("appsrc name=r format=time caps=\"" + caps + "\" ! v.ref_sink appsrc name=d format=time caps=\"" + caps +
+       "\" ! v.dist_sink vmafxhip name=v threads=" + std::to_string(threads) + " ! fakesink sync=false")
+          .c_str(),
+      &err);
+  ASSERT_EQ(err, nullptr);
+  GstElement* r = gst_bin_get_by_name(GST_BIN(pipeline), "r");
+  GstElement* d = gst_bin_get_by_name(GST_BIN(pipeline), "d");
+  GstBus* bus = gst_element_get_bus(pipeline);
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  auto push = [&](GstElement* src, const YuvClip& clip, size_t i) {
+    GstBuffer* b = clip_buffer(clip, i);
+    gsize offsets[3] = {0, 77361, 96842};
+    gint strides[3] = {321, 161, 161};
+    gst_buffer_add_video_meta_full(b, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_I420, 321, 241, 3, offsets,
+                                   strides);
+    EXPECT_EQ(gst_app_src_push_buffer(GST_APP_SRC(src), b), GST_FLOW_OK);
+  };
+  const size_t n = ref.frames();
+  for (size_t k = 0; k < n; k++) {
+    push(r, ref, k);
+    push(d, dist, k);
+    if (k == 0) {
+      // Frame 0 needs frame 1's motion: no message yet.
+      EXPECT_TRUE(frames_within(bus, 300).empty()) << "frame 0 posted before frame 1 arrived";
+      continue;
+    }
+    // Frame k - 1 has everything once frame k is in: its message comes without any further input.
+    const auto got = frames_within(bus, 10000);
+    ASSERT_EQ(got.size(), 1u) << "no message for frame " << k - 1 << " after frame " << k << " arrived";
+    EXPECT_EQ(get_int(got[0].get(), "index"), gint(k - 1));
+  }
+  EXPECT_TRUE(frames_within(bus, 300).empty()) << "the last frame posted before the end of stream";
+  gst_app_src_end_of_stream(GST_APP_SRC(r));
+  gst_app_src_end_of_stream(GST_APP_SRC(d));
+  const auto last = frames_within(bus, 10000);
+  ASSERT_EQ(last.size(), 1u) << "no message for the last frame at end of stream";
+  EXPECT_EQ(get_int(last[0].get(), "index"), gint(n - 1));
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(bus);
+  gst_object_unref(r);
+  gst_object_unref(d);
+  gst_object_unref(pipeline);
+}
+
+TEST(Posting, EachFrameIsPostedAsSoonAsTheNextFrameArrives) {
+  REQUIRE_GST();
+  REQUIRE_FILE(pair_c().ref_path());
+  check_posting_latency(1);
+}
+
+TEST(Posting, EachFrameIsPostedAsSoonAsTheNextFrameArrivesWithWorkerThreads) {
+  REQUIRE_GST();
+  REQUIRE_FILE(pair_c().ref_path());
+  check_posting_latency(3);
+}
+
+TEST(EndOfStream, EmptyDistortedStreamEndsWithAWarningAndNoHang) {
+  REQUIRE_GST();
+  RunOptions opt;
+  opt.setup = [](GstElement* pipeline) {
+    GstElement* d = gst_bin_get_by_name(GST_BIN(pipeline), "d");
+    gst_app_src_end_of_stream(GST_APP_SRC(d));
+    gst_object_unref(d);
+  };
+  const RunResult r = run_pipeline(
+      "videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=64,height=48,framerate=25/1 ! v.ref_sink "
+      "appsrc name=d format=time caps=\"video/x-raw,format=I420,width=64,height=48,framerate=25/1\" ! v.dist_sink "
+      "vmafxhip name=v ! fakesink",
+      opt);
+  EXPECT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  EXPECT_TRUE(r.frames.empty());
+  ASSERT_EQ(r.pooled.size(), 1u);
+  EXPECT_EQ(get_uint64(r.pooled[0].get(), "frames"), 0u);
+  bool no_pairs = false, lengths = false;
+  for (const auto& w : r.warnings) {
+    no_pairs = no_pairs || w.text.find("No frame pairs") != std::string::npos;
+    lengths = lengths || w.text.find("reference had 5 frames, distorted had 0") != std::string::npos;
+  }
+  EXPECT_TRUE(no_pairs);
+  EXPECT_TRUE(lengths);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // End of stream with streams of different length.
 
 std::string truncated_copy(const Pair& p, bool ref, size_t frames) {
@@ -605,6 +731,28 @@ TEST(Errors, HipBackendWithoutADeviceFailsCleanly) {
   if (r.eos && r.errors.empty()) GTEST_SKIP() << "a GPU is usable here: backend=hip scored the stream";
   expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND, "GPU", "backend=hip");
   EXPECT_TRUE(r.frames.empty());
+}
+
+// On a machine with a usable GPU the element scores on it and gives libvmaf's numbers; elsewhere it is skipped (and
+// HipBackendWithoutADeviceFailsCleanly checks the error instead).
+TEST(Backend, HipMatchesLibvmafWhenAGpuIsUsable) {
+  REQUIRE_GST();
+  for (const Pair& p : {pair_a(), pair_b(), pair_c()}) {
+    const std::string oracle_path = p.oracle_path("vmaf_v0.6.1");
+    REQUIRE_FILE(oracle_path);
+    Oracle o;
+    ASSERT_TRUE(load_oracle(oracle_path, &o).is_ok());
+    const RunResult r = run_pipeline(pair_launch(p, "backend=hip threads=2 psnr=1 ssim=1 ms-ssim=1"));
+    const auto e = r.element_errors();
+    if (!e.empty() && e[0].domain == GST_RESOURCE_ERROR && e[0].code == GST_RESOURCE_ERROR_NOT_FOUND)
+      GTEST_SKIP() << "no usable GPU: " << e[0].debug;
+    ASSERT_TRUE(r.eos) << r.describe_errors();
+    EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+    std::map<std::string, double> max_diff;
+    expect_frames_match(r, o, p.prefix + " backend=hip", &max_diff);
+    expect_pooled_matches(r, o, p.prefix + " backend=hip");
+    print_max_diff(p.prefix + " backend=hip", max_diff);
+  }
 }
 
 TEST(Backend, AutoFallsBackToTheCpuAndSaysSoOnce) {
