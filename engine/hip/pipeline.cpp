@@ -173,8 +173,9 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   if (cfg.copy_threads >= 0) {
     helpers = unsigned(cfg.copy_threads);
   } else {
+    // Half the cores, up to 8 copying threads with this one: a 4K 10-bit frame pair is 33 MB of memcpy.
     const unsigned hw = std::thread::hardware_concurrency();
-    helpers = hw >= 4 ? std::min(3u, hw - 1) : 0u;
+    helpers = hw >= 4 ? std::min(7u, hw / 2 - 1) : 0u;
   }
   p->copy_pool_ = std::make_unique<CopyPool>(helpers);
   p->completion_ = std::thread([raw = p.get()] { raw->completion_loop(); });
@@ -185,8 +186,11 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
 HipPipeline::~HipPipeline() {
   Status s = drain();
   // Work of a frame that failed half-way has no slot event: wait for the stream before the features free the
-  // memory it writes (teardown only).
-  if (device_) s = device_->synchronize();
+  // memory it writes (teardown only; also after a sticky failure, so the call is made directly).
+  if (device_ && device_->api().stream_synchronize.fn) {
+    ContextScope scope(*device_);
+    if (scope.status()) (void)device_->api().stream_synchronize.fn(device_->stream());
+  }
   (void)s;
   {
     std::lock_guard<std::mutex> lk(mu_);
@@ -270,7 +274,11 @@ Status HipPipeline::allocate() {
     const uint32_t cw = chroma_width(cfg_.chroma, cfg_.width), ch = chroma_height(cfg_.chroma, cfg_.height);
     set_bytes_ += 4 * (align_up(size_t(cw) * 2 * word, kRowAlignment) * ch + kPlaneAlignment);
   }
-  for (DeviceBuffer& b : sets_) VMAFX_TRY(DeviceBuffer::create(device_, set_bytes_, &b));
+  for (DeviceBuffer& b : sets_) {
+    VMAFX_TRY(DeviceBuffer::create(device_, set_bytes_, &b));
+    // Defined content before the first upload (a planted defect reads a set before it is written).
+    VMAFX_TRY(device_->memset_d32_async(b.data(), 0, set_bytes_ / 4));
+  }
   VMAFX_TRY(PinnedRing::create(device_, slots(), set_bytes_, &staging_));
   allocated_ = true;
   return Status::ok();

@@ -376,12 +376,13 @@ struct MotionPsnrPipeline {
 };
 
 Status make_pipeline(const std::shared_ptr<Device>& dev, unsigned bpc, uint32_t w, uint32_t h, unsigned slots,
-                     MotionPsnrPipeline* out) {
+                     MotionPsnrPipeline* out, int copy_threads = -1) {
   PipelineConfig pc;
   pc.width = w;
   pc.height = h;
   pc.bpc = bpc;
   pc.slots = slots;
+  pc.copy_threads = copy_threads;
   VMAFX_TRY(HipPipeline::create(dev, pc, &out->pipeline));
   std::unique_ptr<MotionGpu> m;
   VMAFX_TRY(MotionGpu::create(dev, w, h, bpc, slots, &m));
@@ -453,10 +454,10 @@ TEST(HipPipeline, HostAndDeviceFramesGiveCpuScores) {
       refs.push_back(&s.ref[size_t(i)].view);
       dists.push_back(&s.dist[size_t(i)].view);
     }
-    // Host frames.
+    // Host frames; 1080p staged by 3 helper threads besides the submitting one (whatever the machine's cores).
     {
       MotionPsnrPipeline mp;
-      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mp));
+      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mp, c.w >= 1920 ? 3 : -1));
       Results r;
       run_stream(mp, refs, dists, &r);
       expect_scores(s, r, what + ", host frames");
@@ -652,6 +653,53 @@ TEST(HipPipeline, SubmitBlocksOnlyWhenEverySlotIsBusy) {
   EXPECT_EQ(done.load(), int(slots) + 2);
   EXPECT_EQ(p->stats().blocked_submits, 1u);
   for (size_t i = 0; i < slots + 2; ++i) EXPECT_EQ(out[i], double(i % slots)) << "frame " << i << " in slot";
+}
+
+// A launch the runtime refuses (4096 threads per block) between two frames: the device failure is sticky, reaches
+// every `done` of the frames after it and names the runtime call. Runs last (suite HipPipelineZ): it leaves this
+// binary's Device failed (a new Device afterwards works, see test_hip_device).
+TEST(HipPipelineZ, DeviceFailureIsStickyAndNamesTheCall) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  Stream s;
+  make_stream(8, 64, 48, 3, 11, &s);
+  MotionPsnrPipeline mp;
+  ASSERT_OK(make_pipeline(dev, 8, 64, 48, 3, &mp));
+  // Frame 0 runs; then the device fails (a refused launch on the library stream); frames 1 and 2 must fail.
+  Module m;
+  ASSERT_OK(Module::load(dev, "motion", &m));
+  Kernel k;
+  ASSERT_OK(m.function("motion_sad_kernel", &k));
+  std::vector<Status> got(6);
+  std::atomic<int> calls{0};
+  double out[3][4];
+  for (size_t i = 0; i < 3; ++i) {
+    if (i == 1) {
+      void* no_args[8] = {};
+      const Status refused = dev->launch(k, {1, 1, 1}, {4096, 1, 1}, 0, no_args);
+      ASSERT_EQ(refused.code(), Errc::device_error) << refused.to_string();
+      std::printf("refused launch: %s\n", refused.to_string().c_str());
+    }
+    const PictureView* prev = i ? &s.ref[i - 1].view : nullptr;
+    Status a = mp.pipeline->add(mp.motion_id, i, s.ref[i].view, s.dist[i].view, prev, out[i],
+                                [&, i](Status st) { got[2 * i] = st; ++calls; });
+    Status b = mp.pipeline->add(mp.psnr_id, i, s.ref[i].view, s.dist[i].view, prev, out[i] + 1,
+                                [&, i](Status st) { got[2 * i + 1] = st; ++calls; });
+    ASSERT_OK(a);
+    ASSERT_OK(b);
+    const Status submitted = mp.pipeline->submit_frame();
+    if (i == 0) ASSERT_OK(submitted);
+    if (i == 0) ASSERT_OK(mp.pipeline->drain());
+  }
+  const Status drained = mp.pipeline->drain();
+  EXPECT_EQ(calls.load(), 6);
+  EXPECT_TRUE(got[0].is_ok() && got[1].is_ok()) << got[0].to_string() << " / " << got[1].to_string();
+  for (size_t i = 2; i < 6; ++i) {
+    EXPECT_EQ(got[i].code(), Errc::device_error) << "part " << i << ": " << got[i].to_string();
+    EXPECT_NE(got[i].message().find(dev->api().launch_kernel.symbol), std::string::npos)
+        << "names the call: " << got[i].to_string();
+  }
+  EXPECT_EQ(drained.code(), Errc::device_error) << drained.to_string();
+  std::printf("frame 1 after the failure: %s\n", got[2].to_string().c_str());
 }
 
 }  // namespace
