@@ -77,12 +77,20 @@ std::vector<std::unique_ptr<Clip>> load_clips(std::vector<std::string>* absent) 
     if (test::file_exists(p.oracle_path("vmaf_v0.6.1"))) c->oracle = p.oracle_path("vmaf_v0.6.1");
     clips.push_back(std::move(c));
   }
+  // The shipped sample pair: in this checkout, or (a build run from a copy of the tree elsewhere, as on the GPU
+  // machine) beside the build directory or the working directory.
+  std::string samples;
+  for (const std::string& dir : {std::string(VMAFX_SOURCE_DIR) + "/samples", std::string("../samples"),
+                                std::string("samples")}) {
+    if (test::file_exists(dir + "/sample_320x240_ref.yuv.gz")) {
+      samples = dir;
+      break;
+    }
+  }
   const std::string tmp = ::testing::TempDir() + "/vmafx_hip_sample";
-  const std::string cmd = "mkdir -p " + tmp + " && gunzip -c " + std::string(VMAFX_SOURCE_DIR) +
-                          "/samples/sample_320x240_ref.yuv.gz > " + tmp + "/ref.yuv && gunzip -c " +
-                          std::string(VMAFX_SOURCE_DIR) + "/samples/sample_320x240_dist.yuv.gz > " + tmp +
-                          "/dist.yuv";
-  if (std::system(cmd.c_str()) == 0) {
+  const std::string cmd = "mkdir -p " + tmp + " && gunzip -c " + samples + "/sample_320x240_ref.yuv.gz > " + tmp +
+                          "/ref.yuv && gunzip -c " + samples + "/sample_320x240_dist.yuv.gz > " + tmp + "/dist.yuv";
+  if (!samples.empty() && std::system(cmd.c_str()) == 0) {
     auto c = std::make_unique<Clip>();
     c->name = "sample_320x240";
     c->w = 320;
@@ -91,11 +99,11 @@ std::vector<std::unique_ptr<Clip>> load_clips(std::vector<std::string>* absent) 
     EXPECT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
     EXPECT_TRUE(c->ref.open(tmp + "/ref.yuv", 320, 240, fmt).is_ok());
     EXPECT_TRUE(c->dist.open(tmp + "/dist.yuv", 320, 240, fmt).is_ok());
-    const std::string oracle = test::project_data_dir() + "/sample_320x240_dist.vmaf_v0.6.1.json";
+    const std::string oracle = samples + "/../tests/data/sample_320x240_dist.vmaf_v0.6.1.json";
     if (test::file_exists(oracle)) c->oracle = oracle;
     clips.push_back(std::move(c));
   } else {
-    ADD_FAILURE() << "could not unpack the sample pair: " << cmd;
+    ADD_FAILURE() << "the sample pair (samples/sample_320x240_*.yuv.gz) was not found or not unpacked: " << cmd;
   }
   return clips;
 }
