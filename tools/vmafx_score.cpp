@@ -3,6 +3,7 @@
 // on libvmaf's `vmaf` tool, and writes libvmaf's results files.
 #include <getopt.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <condition_variable>
@@ -339,6 +340,11 @@ int main(int argc, char** argv) {
   // outlive it on every path out of main.
   BufferPool ref_pool(ref.frame_size()), dist_pool(dist.frame_size());
   std::unique_ptr<Scorer> scorer;
+  // The readers start before the scorer, so that files are read while the scorer starts up (on a GPU, the
+  // runtime's initialisation): up to 128 MB of frames ahead per input (8 to 64 frames).
+  const size_t ahead = std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
+  ReadAhead ref_reader(ref, ref_pool, o.frame_cnt, ahead);
+  ReadAhead dist_reader(dist, dist_pool, o.frame_cnt, ahead);
   if (Status s = Scorer::create(cfg, g, &scorer); !s) return fail(s.message());
   const auto& names = scorer->score_names();
 
@@ -350,15 +356,13 @@ int main(int argc, char** argv) {
     std::printf("\n");
   };
 
-  // Chroma is read by psnr only: without it the readers skip the chroma planes in the files.
+  // Chroma is read by psnr only: without it the readers skip the chroma planes in the files from now on (the frames
+  // read while the scorer started up hold every plane).
   bool reads_chroma = false;
   for (const auto& name : names) reads_chroma = reads_chroma || name.rfind("psnr_", 0) == 0;
   ref.set_luma_only(!reads_chroma);
   dist.set_luma_only(!reads_chroma);
 
-  constexpr size_t kReadAhead = 8;
-  ReadAhead ref_reader(ref, ref_pool, o.frame_cnt, kReadAhead);
-  ReadAhead dist_reader(dist, dist_pool, o.frame_cnt, kReadAhead);
   uint64_t n = 0;
   for (;;) {
     if (o.frame_cnt && n >= o.frame_cnt) break;

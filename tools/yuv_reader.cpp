@@ -98,7 +98,7 @@ Status VideoReader::read(uint8_t* buf, bool* got) {
       return {Errc::unsupported, path_ + ": frame " + std::to_string(frames_read_) + " lacks its FRAME marker"};
   }
   // Luma only: the chroma planes follow the luma plane in the file (packed layout) and are skipped.
-  const size_t want = luma_only_ && n_planes_ > 1 ? layout_[1].offset : frame_size_;
+  const size_t want = luma_only_.load() && n_planes_ > 1 ? layout_[1].offset : frame_size_;
   size_t n = std::fread(buf, 1, want, f_);
   if (n == 0 && !y4m_) {
     if (std::ferror(f_)) return {Errc::io_error, path_ + ": " + std::strerror(errno)};

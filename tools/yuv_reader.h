@@ -2,6 +2,7 @@
 // Reads raw .yuv and .y4m files frame by frame into caller-provided buffers.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -30,8 +31,8 @@ class VideoReader {
   Status read(uint8_t* buf, bool* got);
   // With `on`, read() fills only the luma plane of `buf` and skips the chroma planes in the file (when no feature
   // reads chroma); a frame cut short inside its chroma is still Errc::truncated. Regular files only: on a pipe the
-  // whole frame is read as before.
-  void set_luma_only(bool on) { luma_only_ = on && regular_file_; }
+  // whole frame is read as before. May be called while another thread is in read(): it applies from the next frame.
+  void set_luma_only(bool on) { luma_only_.store(on && regular_file_); }
   const std::string& path() const { return path_; }
 
  private:
@@ -47,7 +48,7 @@ class VideoReader {
   uint64_t frames_read_ = 0;
   bool regular_file_ = false;
   uint64_t file_size_ = 0;
-  bool luma_only_ = false;
+  std::atomic<bool> luma_only_{false};
 };
 
 }  // namespace vmafx::tools
