@@ -61,6 +61,8 @@ struct FrameScore {
   double get(const std::string& name, const std::vector<std::string>& names) const;
 };
 
+// Thread safety: one thread submits and flushes; next() and wait_next() may be called from another thread at the same
+// time (e.g. a thread that posts results). collector() is safe to read once flush() has returned.
 class Scorer {
  public:
   virtual ~Scorer() = default;
