@@ -127,9 +127,9 @@ TEST_P(SampleOracleTest, MatchesLibvmafWithoutShared) {
   Status s = load_oracle(project_data_dir() + "/sample_320x240_dist." + model + ".json", &oracle);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
   const std::string tmp = ::testing::TempDir() + "/vmafx_sample";
-  std::string cmd = "mkdir -p " + tmp + " && gunzip -c " + std::string(VMAFX_SOURCE_DIR) +
+  std::string cmd = "mkdir -p " + tmp + " && gunzip -c " + project_source_dir() +
                     "/samples/sample_320x240_ref.yuv.gz > " + tmp + "/ref.yuv && gunzip -c " +
-                    std::string(VMAFX_SOURCE_DIR) + "/samples/sample_320x240_dist.yuv.gz > " + tmp + "/dist.yuv";
+                    project_source_dir() + "/samples/sample_320x240_dist.yuv.gz > " + tmp + "/dist.yuv";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   FormatInfo fmt;
   ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());

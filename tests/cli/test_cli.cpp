@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(PublicPairs, CliPairs, ::testing::ValuesIn(public_pairs
 std::string sample(const char* which) {
   const std::string path = tmp(std::string("sample_") + which + ".yuv");
   if (!file_exists(path)) {
-    const std::string cmd = "gunzip -c " + std::string(VMAFX_SOURCE_DIR) + "/samples/sample_320x240_" + which +
+    const std::string cmd = "gunzip -c " + project_source_dir() + "/samples/sample_320x240_" + which +
                             ".yuv.gz > " + path;
     if (std::system(cmd.c_str()) != 0) return "";
   }

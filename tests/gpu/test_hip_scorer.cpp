@@ -80,7 +80,7 @@ std::vector<std::unique_ptr<Clip>> load_clips(std::vector<std::string>* absent) 
   // The shipped sample pair: in this checkout, or (a build run from a copy of the tree elsewhere, as on the GPU
   // machine) beside the build directory or the working directory.
   std::string samples;
-  for (const std::string& dir : {std::string(VMAFX_SOURCE_DIR) + "/samples", std::string("../samples"),
+  for (const std::string& dir : {test::project_source_dir() + "/samples", std::string("../samples"),
                                 std::string("samples")}) {
     if (test::file_exists(dir + "/sample_320x240_ref.yuv.gz")) {
       samples = dir;

@@ -16,14 +16,18 @@ namespace vmafx::test {
 
 std::string shared_testdata_dir() {
   if (const char* s = std::getenv("VMAFX_SHARED_DIR")) return std::string(s) + "/testdata";
-  return std::string(VMAFX_SOURCE_DIR) + "/../shared/testdata";
+  return project_source_dir() + "/../shared/testdata";
 }
 std::string shared_models_dir() {
   if (const char* s = std::getenv("VMAFX_SHARED_DIR")) return std::string(s) + "/models";
-  return std::string(VMAFX_SOURCE_DIR) + "/../shared/models";
+  return project_source_dir() + "/../shared/models";
 }
-std::string project_data_dir() { return std::string(VMAFX_SOURCE_DIR) + "/tests/data"; }
-std::string project_models_dir() { return std::string(VMAFX_SOURCE_DIR) + "/engine/models"; }
+std::string project_source_dir() {
+  if (const char* s = std::getenv("VMAFX_SOURCE_DIR")) return s;
+  return VMAFX_SOURCE_DIR;
+}
+std::string project_data_dir() { return project_source_dir() + "/tests/data"; }
+std::string project_models_dir() { return project_source_dir() + "/engine/models"; }
 
 bool file_exists(const std::string& path) {
   struct stat st;
