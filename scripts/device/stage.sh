@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Stages what a GPU-machine batch needs (the machine has no GStreamer, no HIP for AMD, and nothing can be installed;
+# ../shared does not travel; 64 MiB may be sent per call):
+#   build-gpudev/  release build, NVIDIA sm_90 kernels only
+#   .devrun/       stripped binaries + the batch scripts of scripts/device/
+#   .devdata/      ../shared's oracle clips, xz-compressed (unpacked there by .devdata/unpack.py), and their JSON
+# Usage: scripts/device/stage.sh engine|gst   (engine: GPU features, scorer, bench; gst: the element, dma-buf, GL)
+# Then run through the device tool, e.g. carry [".devrun", ".devdata"] and `bash .devrun/batch-engine.sh`, or
+# carry [".devrun", ".devdata", ".devcarry"] and `bash .devrun/batch-gst.sh` (.devcarry from
+# ../shared/device/prepare-runtime.sh).
+set -euo pipefail
+cd "$(git rev-parse --show-toplevel)"
+kind="${1:-engine}"
+for d in /.devrun/ /.devdata/; do grep -qx "$d" .git/info/exclude || echo "$d" >> .git/info/exclude; done
+if [ ! -f build-gpudev/build.ninja ]; then
+  meson setup build-gpudev -Dhip-nvidia-archs=sm_90 -Dhip-amd-targets= --buildtype=release
+fi
+ninja -C build-gpudev
+rm -rf .devrun && mkdir -p .devrun
+if [ "$kind" = engine ]; then
+  bins="tests/gpu/test_hip_vif tests/gpu/test_hip_adm tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer
+        bench/bench-gpu tools/vmafx-score"
+  clips="a_ b_ c_ d_"
+else
+  bins="gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
+        tests/gl/test_gl_import_gpu tests/gl/test_gst_gl tools/vmafx-score bench/bench-cpu"
+  clips="b_ c_"
+fi
+for b in $bins; do
+  if [ -f "build-gpudev/$b" ]; then mkdir -p ".devrun/$(dirname "$b")"; strip -o ".devrun/$b" "build-gpudev/$b"; fi
+done
+cp scripts/device/batch-*.sh .devrun/
+mkdir -p .devdata/testdata
+rm -f .devdata/testdata/*.xz
+for p in $clips; do
+  for f in ../shared/testdata/${p}*.yuv; do xz -6 -T2 -c "$f" > ".devdata/testdata/$(basename "$f").xz"; done
+done
+cp ../shared/testdata/*.json .devdata/testdata/
+cat > .devdata/unpack.py <<'PY'
+# Unpacks the xz-compressed oracle clips next to themselves (the GPU machine may lack the xz tool).
+import glob, lzma, os, sys
+d = sys.argv[1]
+for f in glob.glob(os.path.join(d, "testdata", "*.xz")):
+    out = f[:-3]
+    if not os.path.exists(out):
+        with lzma.open(f) as src, open(out, "wb") as dst:
+            while True:
+                b = src.read(1 << 22)
+                if not b:
+                    break
+                dst.write(b)
+print("unpacked", len(glob.glob(os.path.join(d, "testdata", "*.yuv"))), "clips")
+PY
+du -sh .devrun .devdata
