@@ -9,8 +9,12 @@
 //                  (the scorer emits frame i - 1 then: its motion2 needs frame i), median and 99th percentile
 //   breakdown      device frames, one feature at a time without a model: what each GPU feature costs per frame
 //
+// Host frames are uploaded on the device's upload stream (overlapping the kernels of the frame before) or on the
+// library stream (VMAFX_HIP_UPLOAD_STREAM=0); the `upload` column says which one ran. --upload-stream on|off sets it
+// for the whole run, --upload-stream both runs every host-frame row in both modes (library stream first).
+//
 //   bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] [--no-breakdown]
-//             [--vendor auto|amd|nvidia] [--device N]
+//             [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "hip/device.h"
+#include "hip/pipeline.h"
 #include "vmafx/scorer.h"
 
 using namespace vmafx;
@@ -37,7 +42,16 @@ struct Options {
   bool cpu = true, breakdown = true;
   Vendor vendor = Vendor::auto_select;
   int device = -1;
+  // Upload modes of the host-frame rows: -1 as the environment says, 0 library stream, 1 upload stream.
+  std::vector<int> upload_modes = {-1};
 };
+
+// Sets the upload mode of the scorers made next (their pipeline reads VMAFX_HIP_UPLOAD_STREAM when it is created)
+// and names the mode they will run.
+const char* select_upload(int mode, const hip::Device& dev) {
+  if (mode >= 0) setenv("VMAFX_HIP_UPLOAD_STREAM", mode ? "1" : "0", 1);
+  return hip::upload_stream_selected(dev) ? "upload stream" : "library stream";
+}
 
 // Deterministic content: gradients, a moving pattern and texture; the distorted copy adds noise.
 void make_frame(std::vector<uint8_t>& buf, uint32_t w, uint32_t h, unsigned bpc, unsigned n, bool distort) {
@@ -211,10 +225,21 @@ int main(int argc, char** argv) {
       o.vendor = v == "amd" ? Vendor::amd : v == "nvidia" ? Vendor::nvidia : Vendor::auto_select;
     } else if (!std::strcmp(a, "--device") && more) {
       o.device = std::atoi(argv[++i]);
+    } else if (!std::strcmp(a, "--upload-stream") && more) {
+      const std::string v = argv[++i];
+      if (v == "on") {
+        o.upload_modes = {1};
+      } else if (v == "off") {
+        o.upload_modes = {0};
+      } else if (v == "both") {
+        o.upload_modes = {0, 1};
+      } else {
+        return std::fprintf(stderr, "bad --upload-stream (on, off or both)\n"), 1;
+      }
     } else {
       std::fprintf(stderr,
                    "usage: bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] "
-                   "[--no-breakdown] [--vendor auto|amd|nvidia] [--device N]\n");
+                   "[--no-breakdown] [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both]\n");
       return 1;
     }
   }
@@ -227,8 +252,18 @@ int main(int argc, char** argv) {
   std::printf("device: %s %s (%s), %zu MiB, %s; host: %u hardware threads\n\n", hip::vendor_name(dev->info().vendor),
               dev->info().name.c_str(), dev->info().arch.c_str(), dev->info().total_memory >> 20,
               dev->info().library.c_str(), std::thread::hardware_concurrency());
+  {
+    const char* env = std::getenv("VMAFX_HIP_UPLOAD_STREAM");
+    const std::string given = env ? "VMAFX_HIP_UPLOAD_STREAM=" + std::string(env) : "VMAFX_HIP_UPLOAD_STREAM unset";
+    std::string modes;
+    for (int m : o.upload_modes) modes += std::string(modes.empty() ? "" : ", then ") + select_upload(m, *dev);
+    std::printf("host frames uploaded on: %s (%s%s; the runtime %s order two streams)\n\n", modes.c_str(),
+                given.c_str(), o.upload_modes[0] >= 0 ? ", overridden by --upload-stream" : "",
+                dev->can_order_streams() ? "can" : "cannot");
+  }
 
-  std::printf("| size | bits | input | backend | frames | fps | ms/frame |\n|---|---|---|---|---|---|---|\n");
+  std::printf("| size | bits | input | upload | backend | frames | fps | ms/frame |\n"
+              "|---|---|---|---|---|---|---|---|\n");
   std::vector<std::string> latency_rows;
   for (auto [w, h] : o.sizes) {
     for (unsigned bpc : o.depths) {
@@ -237,31 +272,41 @@ int main(int argc, char** argv) {
       const bool big = size_t(w) * h > 4000000;
       const unsigned n = o.frames ? o.frames : (big ? 600 : 1500);
       const unsigned warm = o.warmup ? o.warmup : 60;
-      for (bool device : {false, true}) {
-        const Result r = throughput(config(o, Backend::hip), f, device, n, warm);
-        std::printf("| %ux%u | %u | %s | %s | %u | %.0f | %.3f |\n", w, h, bpc, device ? "device" : "host",
-                    r.backend.c_str(), r.frames, r.fps, 1000.0 / r.fps);
+      // Host rows once per upload mode; device frames are read in place (no upload) and run once.
+      struct Run {
+        bool device;
+        int mode;
+      };
+      std::vector<Run> runs;
+      for (int m : o.upload_modes) runs.push_back({false, m});
+      runs.push_back({true, -1});
+      for (const Run& run : runs) {
+        const char* upload = run.device ? "-" : select_upload(run.mode, *dev);
+        const Result r = throughput(config(o, Backend::hip), f, run.device, n, warm);
+        std::printf("| %ux%u | %u | %s | %s | %s | %u | %.0f | %.3f |\n", w, h, bpc, run.device ? "device" : "host",
+                    upload, r.backend.c_str(), r.frames, r.fps, 1000.0 / r.fps);
         std::fflush(stdout);
       }
       if (o.cpu) {
         const unsigned cn = big ? 12 : 40;
         const Result r = throughput(config(o, Backend::cpu), f, false, cn, 4);
-        std::printf("| %ux%u | %u | host | cpu, %u threads | %u | %.1f | %.2f |\n", w, h, bpc,
+        std::printf("| %ux%u | %u | host | - | cpu, %u threads | %u | %.1f | %.2f |\n", w, h, bpc,
                     std::max(1u, std::thread::hardware_concurrency()), r.frames, r.fps, 1000.0 / r.fps);
         std::fflush(stdout);
       }
-      for (bool device : {false, true}) {
-        const std::vector<double> ms = latency(config(o, Backend::hip), f, device, big ? 200 : 400, 20);
+      for (const Run& run : runs) {
+        const char* upload = run.device ? "-" : select_upload(run.mode, *dev);
+        const std::vector<double> ms = latency(config(o, Backend::hip), f, run.device, big ? 200 : 400, 20);
         char row[256];
-        std::snprintf(row, sizeof row, "| %ux%u | %u | %s | %zu | %.3f | %.3f | %.3f |", w, h, bpc,
-                      device ? "device" : "host", ms.size(), percentile(ms, 0.5), percentile(ms, 0.99),
+        std::snprintf(row, sizeof row, "| %ux%u | %u | %s | %s | %zu | %.3f | %.3f | %.3f |", w, h, bpc,
+                      run.device ? "device" : "host", upload, ms.size(), percentile(ms, 0.5), percentile(ms, 0.99),
                       ms.empty() ? 0.0 : ms.back());
         latency_rows.push_back(row);
       }
     }
   }
   std::printf("\nLatency, one frame in flight (ms from submit of frame i to its scores computed):\n\n");
-  std::printf("| size | bits | input | frames | median | p99 | max |\n|---|---|---|---|---|---|---|\n");
+  std::printf("| size | bits | input | upload | frames | median | p99 | max |\n|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : latency_rows) std::printf("%s\n", r.c_str());
 
   if (o.breakdown) {

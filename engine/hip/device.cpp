@@ -60,6 +60,7 @@ Status Device::init(const Api* api, int index) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK_API(*api, stream_create, &stream_);
+  VMAFX_HIP_CHECK_API(*api, stream_create, &upload_stream_);
   const char* sync = std::getenv("VMAFX_HIP_SYNC_LAUNCHES");
   sync_launches_ = sync && *sync && std::strcmp(sync, "0") != 0;
   return Status::ok();
@@ -70,6 +71,7 @@ Device::~Device() {
   {
     ContextScope scope(*this);
     if (stream_) api_->stream_synchronize.fn(stream_);
+    if (upload_stream_) api_->stream_synchronize.fn(upload_stream_);
     for (auto& d : deferred_) {
       if (d.release) d.release();
       api_->event_destroy.fn(d.event);
@@ -77,6 +79,8 @@ Device::~Device() {
     deferred_.clear();
     for (EventHandle e : spare_events_) api_->event_destroy.fn(e);
     spare_events_.clear();
+    if (upload_stream_) api_->stream_destroy.fn(upload_stream_);
+    upload_stream_ = nullptr;
     if (stream_) api_->stream_destroy.fn(stream_);
     stream_ = nullptr;
   }
@@ -180,6 +184,29 @@ Status Device::synchronize() {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK(*this, stream_synchronize, stream_);
+  VMAFX_HIP_CHECK(*this, stream_synchronize, upload_stream_);
+  return Status::ok();
+}
+
+Status Device::upload_async(void* dst, const void* pinned_src, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, copy_h2d_async, dst, pinned_src, bytes, upload_stream_);
+  return Status::ok();
+}
+
+Status Device::record_upload(EventHandle event) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, event_record, event, upload_stream_);
+  return Status::ok();
+}
+
+Status Device::upload_wait_event(EventHandle event) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, stream_wait_event, upload_stream_, event);
   return Status::ok();
 }
 
@@ -392,6 +419,11 @@ Status Event::record() {
   return device_->record(handle_);
 }
 
+Status Event::record_upload() {
+  if (!handle_) return {Errc::invalid_argument, "record of an event that was not created"};
+  return device_->record_upload(handle_);
+}
+
 Status Event::query() const {
   if (!handle_) return {Errc::invalid_argument, "query of an event that was not created"};
   if (device_->failed()) return device_->status();
@@ -454,6 +486,15 @@ Status PinnedRing::try_acquire(Slot* out) { return take(false, out); }
 Status PinnedRing::submit(const Slot& slot) {
   if (slot.index >= events_.size()) return {Errc::invalid_argument, "slot of another ring"};
   return events_[slot.index].record();
+}
+
+Status PinnedRing::submit_upload(const Slot& slot) {
+  if (slot.index >= events_.size()) return {Errc::invalid_argument, "slot of another ring"};
+  return events_[slot.index].record_upload();
+}
+
+EventHandle PinnedRing::event(const Slot& slot) const {
+  return slot.index < events_.size() ? events_[slot.index].handle() : nullptr;
 }
 
 Status PinnedRing::query(const Slot& slot) const {

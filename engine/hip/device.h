@@ -1,7 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// RAII over the dispatch table: one Device per GPU per process (its context and THE library stream that every
-// feature on that device shares), device and pinned buffers, events, a pinned ring for staging uploads and
-// readbacks, and imported external memory.
+// RAII over the dispatch table: one Device per GPU per process (its context, THE library stream that every
+// feature on that device shares, and an upload stream for the engine's own staging copies), device and pinned
+// buffers, events, a pinned ring for staging uploads and readbacks, and imported external memory.
+//
+// Two streams, one rule for producer memory. Everything that reads or writes memory the engine does not own
+// (device-resident frames of the caller, imported dma-bufs, mapped GL arrays) and every kernel runs on the library
+// stream, so one event on it orders the release of producer memory behind every read of it (defer_release). The
+// upload stream carries nothing but host-to-device copies from the engine's own pinned staging into the engine's
+// own device buffers (the frame pipeline's plane sets), so the upload of frame N+1 can run while the library
+// stream computes frame N. Its users order it explicitly: the upload waits for the library-stream event of the
+// last work that read its destination, and the library stream waits for the upload's event before any work that
+// reads it. No producer memory is ever touched on the upload stream.
 //
 // Frame pipelines allocate at init and then run allocation-free: DeviceBuffer / PinnedRing are sized once, uploads
 // are staged through a ring slot whose event says when the slot may be refilled, readbacks land in pinned memory and
@@ -52,6 +61,7 @@ class Device {
   const Api& api() const { return *api_; }
   const DeviceInfo& info() const { return info_; }
   StreamHandle stream() const { return stream_; }
+  StreamHandle upload_stream() const { return upload_stream_; }
   Context context() const { return context_; }
 
   // Makes this device's context current on the calling thread and leaves it there (a GL-thread callback before
@@ -75,8 +85,20 @@ class Device {
   Status wait_event(EventHandle event);
   // ok when everything queued so far has finished, Errc::busy when not.
   Status query();
-  // Host waits for the library stream. Init, teardown and tests only.
+  // Host waits for the library stream, then for the upload stream. Init, teardown and tests only.
   Status synchronize();
+
+  // ---- The upload stream (asynchronous to the host and to the library stream) ----
+  // Only host-to-device copies from the engine's own pinned memory into the engine's own device buffers: never
+  // producer memory (see the top of this file), never kernels.
+  Status upload_async(void* dst, const void* pinned_src, size_t bytes);
+  // Records `event` after the work queued on the upload stream so far.
+  Status record_upload(EventHandle event);
+  // The upload stream waits (on the device) for an event, e.g. the library stream's event after the last read of
+  // the buffer the next upload overwrites.
+  Status upload_wait_event(EventHandle event);
+  // Whether the runtime can order the two streams (stream-wait-event); without it callers keep to the library stream.
+  bool can_order_streams() const { return upload_stream_ != nullptr && api_->stream_wait_event.fn != nullptr; }
 
   // Runs `release` once the work queued on the library stream so far has finished, without waiting for it: the
   // release happens in a later collect() (call it once per frame) or when the Device goes away. For resources that
@@ -97,6 +119,7 @@ class Device {
   DeviceInfo info_;
   Context context_ = nullptr;
   StreamHandle stream_ = nullptr;
+  StreamHandle upload_stream_ = nullptr;
   bool context_retained_ = false;
 
   bool sync_launches_ = false;  // VMAFX_HIP_SYNC_LAUNCHES=1: wait after each launch (debugging)
@@ -197,6 +220,8 @@ class Event {
 
   // Records the event after the work queued on the library stream so far.
   Status record();
+  // Records the event after the work queued on the device's upload stream so far.
+  Status record_upload();
   // ok once the recorded work has finished, Errc::busy before; a never-recorded event is finished.
   Status query() const;
   Status synchronize() const;
@@ -227,8 +252,13 @@ class PinnedRing {
   Status acquire(Slot* out);
   // As acquire(), but Errc::busy instead of waiting.
   Status try_acquire(Slot* out);
-  // Records the slot's event after the work queued for it (the copies from or into slot.host).
+  // Records the slot's event after the work queued for it (the copies from or into slot.host) on the library stream.
   Status submit(const Slot& slot);
+  // As submit(), for a slot whose copy was queued on the device's upload stream: the slot is free again once that
+  // copy has finished, whatever the library stream is doing.
+  Status submit_upload(const Slot& slot);
+  // The slot's event (for a stream to wait on the slot's copy); null for a slot of another ring.
+  EventHandle event(const Slot& slot) const;
   // ok when the work submitted on the slot has finished, Errc::busy when not.
   Status query(const Slot& slot) const;
   Status wait(const Slot& slot) const;

@@ -31,6 +31,16 @@ Plant planted_defect() {
   return Plant::none;
 }
 
+bool upload_stream_requested() {
+  const char* v = std::getenv("VMAFX_HIP_UPLOAD_STREAM");
+  return !v || !*v || std::strcmp(v, "0") != 0;
+}
+
+bool upload_stream_selected(const Device& device, int upload_stream) {
+  const bool wanted = upload_stream < 0 ? upload_stream_requested() : upload_stream != 0;
+  return wanted && device.can_order_streams();
+}
+
 const char* plant_name(Plant p) {
   switch (p) {
     case Plant::none: return "none";
@@ -163,10 +173,14 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   if (cfg.bpc < 8 || cfg.bpc > 16) return {Errc::unsupported, "HIP pipeline: bit depth " + std::to_string(cfg.bpc)};
   if (cfg.slots < 2 || cfg.slots > 64)
     return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.slots) + " slots (2..64)"};
+  if (cfg.upload_stream < -1 || cfg.upload_stream > 1)
+    return {Errc::invalid_argument, "HIP pipeline: upload_stream " + std::to_string(cfg.upload_stream) +
+                                        " (-1: from VMAFX_HIP_UPLOAD_STREAM, 0: off, 1: on)"};
   std::shared_ptr<HipPipeline> p(new HipPipeline());
   p->device_ = device;
   p->cfg_ = cfg;
   p->plant_ = planted_defect();
+  p->upload_stream_ = upload_stream_selected(*device, cfg.upload_stream);
   p->slots_.resize(cfg.slots);
   for (Slot& s : p->slots_) VMAFX_TRY(Event::create(device, &s.event));
   unsigned helpers = 0;
@@ -185,11 +199,15 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
 
 HipPipeline::~HipPipeline() {
   Status s = drain();
-  // Work of a frame that failed half-way has no slot event: wait for the stream before the features free the
-  // memory it writes (teardown only; also after a sticky failure, so the call is made directly).
+  // Work of a frame that failed half-way has no slot event: wait for the streams before the features and the plane
+  // sets free the memory they use (teardown only; also after a sticky failure, so the calls are made directly). The
+  // upload stream too: an upload whose frame failed before the library stream waited for it may still be running.
   if (device_ && device_->api().stream_synchronize.fn) {
     ContextScope scope(*device_);
-    if (scope.status()) (void)device_->api().stream_synchronize.fn(device_->stream());
+    if (scope.status()) {
+      (void)device_->api().stream_synchronize.fn(device_->stream());
+      if (device_->upload_stream()) (void)device_->api().stream_synchronize.fn(device_->upload_stream());
+    }
   }
   (void)s;
   {
@@ -274,10 +292,22 @@ Status HipPipeline::allocate() {
     const uint32_t cw = chroma_width(cfg_.chroma, cfg_.width), ch = chroma_height(cfg_.chroma, cfg_.height);
     set_bytes_ += 4 * (align_up(size_t(cw) * 2 * word, kRowAlignment) * ch + kPlaneAlignment);
   }
+  // With the upload stream one set per slot, so the upload of a frame need not wait for the frames still running
+  // (only for the one `slots` frames back and its successor, which have long finished in steady state); on the
+  // library stream two sets are enough: the stream's order already puts an upload after every read before it.
+  const unsigned set_count = upload_stream_ ? slots() : 2u;
+  sets_.resize(set_count);
+  set_reader_.assign(set_count, -1);
   for (DeviceBuffer& b : sets_) {
     VMAFX_TRY(DeviceBuffer::create(device_, set_bytes_, &b));
     // Defined content before the first upload (a planted defect reads a set before it is written).
     VMAFX_TRY(device_->memset_d32_async(b.data(), 0, set_bytes_ / 4));
+  }
+  if (upload_stream_) {
+    // The clears ran on the library stream: every later upload (into any set) follows them.
+    VMAFX_TRY(Event::create(device_, &sets_cleared_));
+    VMAFX_TRY(sets_cleared_.record());
+    VMAFX_TRY(device_->upload_wait_event(sets_cleared_.handle()));
   }
   VMAFX_TRY(PinnedRing::create(device_, slots(), set_bytes_, &staging_));
   allocated_ = true;
@@ -333,6 +363,40 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
   upload_slot_ = slot;
   std::lock_guard<std::mutex> lk(mu_);
   stats_.staged_bytes += staged;
+  return Status::ok();
+}
+
+// Queues the staged frame's upload into plane set `set` and the frame's features (`enqueue_features`, the frame in
+// slot `slot`) after it.
+Status HipPipeline::upload(unsigned slot, unsigned set, const std::function<Status()>& enqueue_features) {
+  const bool planted_early = plant_ == Plant::clear_before_upload;
+  if (!upload_stream_) {
+    // One stream: its order puts the upload after every earlier read of the set, and the features after the upload.
+    if (planted_early) VMAFX_TRY(enqueue_features());  // planted defect: work before upload
+    VMAFX_TRY(device_->copy_async(CopyKind::host_to_device, upload_dst_, upload_src_, upload_bytes_));
+    VMAFX_TRY(staging_.submit(upload_slot_));
+    set_reader_[set] = int(slot);
+    if (!planted_early) VMAFX_TRY(enqueue_features());
+    return Status::ok();
+  }
+  // The upload stream. First the upload waits for the last frame that read the set (on the library stream, so its
+  // slot event follows every earlier read too). A slot event re-recorded since only makes the wait longer, never
+  // wrong: a wait always refers to work queued before it.
+  if (planted_early) {
+    // Planted defect: the frame's work first and the upload after it, so its kernels read the set's old content.
+    VMAFX_TRY(enqueue_features());
+    VMAFX_TRY(slots_[slot].event.record());
+    VMAFX_TRY(device_->upload_wait_event(slots_[slot].event.handle()));
+  } else if (set_reader_[set] >= 0) {
+    VMAFX_TRY(device_->upload_wait_event(slots_[unsigned(set_reader_[set])].event.handle()));
+  }
+  VMAFX_TRY(device_->upload_async(upload_dst_, upload_src_, upload_bytes_));
+  // The staging slot's event, on the upload stream: the slot is free once the copy has finished, and the library
+  // stream waits for it before the frame's clears and kernels (ADR-1427: clears after the upload).
+  VMAFX_TRY(staging_.submit_upload(upload_slot_));
+  set_reader_[set] = int(slot);
+  if (plant_ != Plant::skip_wait) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
+  if (!planted_early) VMAFX_TRY(enqueue_features());
   return Status::ok();
 }
 
@@ -404,6 +468,8 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
   if (prev_needed && open_has_prev_) {
     if (have_last_ && last_index_ + 1 == index) {
       prev_plane = last_ref_;
+      // This frame now reads the previous frame's plane set: an upload into it waits for this frame.
+      if (last_set_ >= 0) set_reader_[unsigned(last_set_)] = int(k);
     } else if (open_prev_.memory == MemoryKind::device && open_prev_.planes[0].data && open_prev_.planes[0].stride > 0) {
       const PlaneView& pv = open_prev_.planes[0];
       prev_plane = {pv.data, size_t(pv.stride), open_prev_.width, open_prev_.height, open_prev_.bytes_per_sample,
@@ -416,6 +482,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
   }
 
   const bool host = open_ref_.memory == MemoryKind::host;
+  int used_set = -1;
   auto enqueue_features = [&]() -> Status {
     for (const Part& p : *parts) {
       GpuFeature* f = features_[p.feature].feature.get();
@@ -427,11 +494,9 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
   if (host) {
     const unsigned set = next_set_;
     VMAFX_TRY(stage(open_ref_, open_dist_, dist_needed, chroma_needed, set, &planes));
-    if (plant_ == Plant::clear_before_upload) VMAFX_TRY(enqueue_features());  // planted defect: work before upload
-    VMAFX_TRY(device_->copy_async(CopyKind::host_to_device, upload_dst_, upload_src_, upload_bytes_));
-    VMAFX_TRY(staging_.submit(upload_slot_));
-    if (plant_ != Plant::clear_before_upload) VMAFX_TRY(enqueue_features());
-    next_set_ = 1 - set;
+    next_set_ = (set + 1) % unsigned(sets_.size());
+    used_set = int(set);
+    VMAFX_TRY(upload(k, set, enqueue_features));
   } else {
     VMAFX_TRY(device_planes(open_ref_, open_dist_, chroma_needed, &planes));
     VMAFX_TRY(enqueue_features());
@@ -440,6 +505,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
   VMAFX_TRY(slot.event.record());
 
   last_ref_ = planes.ref[0];
+  last_set_ = used_set;
   last_index_ = index;
   have_last_ = true;
   next_slot_ = (k + 1) % slots();
@@ -449,6 +515,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
     if (host) {
       ++stats_.host_frames;
       ++stats_.upload_calls;
+      if (upload_stream_) ++stats_.stream_uploads;
       stats_.uploaded_bytes += upload_bytes_;
     } else {
       ++stats_.device_frames;

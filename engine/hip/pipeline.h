@@ -1,29 +1,48 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // HipPipeline: one per scorer, shared by every GPU feature of that scorer (engine/hip/feature.h's GpuFeature). It
-// takes frames in display order and, per frame, queues on the device's ONE library stream:
+// takes frames in display order and, per frame, queues:
 //
 //   1. the planes the frame's features read, once for all of them: a host frame is copied into a slot of a pinned
 //      ring (host memcpy, split over a few helper threads for large frames) and uploaded with one asynchronous copy
-//      into the pipeline's device planes; a device-resident frame (PictureView.memory == device) is read in place,
-//      with no copy at all;
-//   2. each feature's GpuFeature::enqueue (its accumulator clears after the upload, seed ADR-1427; its kernels; the
-//      asynchronous read-back of its sums into pinned memory of the frame slot);
-//   3. one event for the frame slot.
+//      into one of the pipeline's device plane sets; a device-resident frame (PictureView.memory == device) is read
+//      in place, with no copy at all;
+//   2. on the device's library stream, each feature's GpuFeature::enqueue (its accumulator clears after the upload,
+//      seed ADR-1427; its kernels; the asynchronous read-back of its sums into pinned memory of the frame slot);
+//   3. one event for the frame slot on the library stream.
+//
+// Where the upload runs (chosen when the pipeline is created; PipelineConfig::upload_stream, VMAFX_HIP_UPLOAD_STREAM):
+//
+//   upload stream (default): the copy is queued on the device's upload stream (device.h), so the upload of frame
+//      N+1 runs while the library stream computes frame N. There is one plane set per slot. The upload into a set
+//      first waits (stream-wait-event on the upload stream) for the library-stream event of the last frame that read
+//      that set: the frame that used it, or the next frame if its motion read it as the previous reference. The
+//      upload records the staging slot's event on the upload stream, and the library stream waits for that event
+//      before the frame's clears and kernels (so clears still follow the upload: ADR-1427). The staging slot is free
+//      again once its upload has finished. Only the pipeline's own pinned staging and its own plane sets are touched
+//      on the upload stream: device-resident frames, dma-buf imports and GL arrays (producer memory) are read only
+//      on the library stream, because the one-library-stream rule exists to order the release of producer memory
+//      behind every read of it (Device::defer_release records on the library stream).
+//   library stream (VMAFX_HIP_UPLOAD_STREAM=0, or a runtime without stream-wait-event): the copy is queued on the
+//      library stream before the frame's features, as before; two plane sets alternate. The upload of frame N+1
+//      then follows the kernels of frame N.
 //
 // A completion thread waits for the slots' events in submission order, calls each feature's finish() and then the
 // `done` callback of every part of the frame. Nothing synchronises the whole device per frame. Several frames are in
 // flight (`slots`); submit_frame() blocks only while every slot is still busy. The host copy of frame N+1 into the
 // pinned ring overlaps the device's work on frame N.
 //
-// Motion reads the previous frame's reference luma: a host frame's stays in the pipeline's device planes (two plane
-// sets alternate, so frame N's set is intact while frame N+1 runs), a device frame's is the caller's memory (the
-// scorer keeps the previous frame until this one has finished). Nothing is uploaded twice.
+// Motion reads the previous frame's reference luma: a host frame's stays in the pipeline's device planes (consecutive
+// host frames use different plane sets, and a set is not overwritten before the frame after it has read it), a
+// device frame's is the caller's memory (the scorer keeps the previous frame until this one has finished). Nothing
+// is uploaded twice.
 //
 // Failures: every runtime call is checked (VMAFX_HIP_CHECK through Device); a device failure is sticky (Device) and
 // is handed to the `done` of every pending part, so the scorer fails with a Status naming the call.
 //
 // Debugging: VMAFX_HIP_PLANT=clear_before_upload queues every feature's work (its clears first) ahead of the frame's
-// upload; VMAFX_HIP_PLANT=skip_wait finishes frames without waiting for their event. Both are planted defects the
+// upload (with the upload stream: the upload waits for that work, so the kernels read the set before it is written);
+// VMAFX_HIP_PLANT=skip_wait finishes frames without waiting for their event and, with the upload stream, drops the
+// library stream's wait for the upload, so kernels may read planes before their upload. Both are planted defects the
 // parity tests must see (tests/gpu/test_hip_scorer.cpp); never set them otherwise.
 #pragma once
 
@@ -58,7 +77,16 @@ struct PipelineConfig {
   Chroma chroma = Chroma::k420;
   unsigned slots = 6;         // frames in flight
   int copy_threads = -1;      // helper threads for the host staging copies (-1: from the hardware's core count)
+  // Upload host frames on the device's upload stream: 1 yes (where the runtime can order streams), 0 no (on the
+  // library stream), -1 as VMAFX_HIP_UPLOAD_STREAM says (unset, empty or anything but "0": yes).
+  int upload_stream = -1;
 };
+
+// Whether VMAFX_HIP_UPLOAD_STREAM asks for the upload stream (unset, empty or anything but "0").
+bool upload_stream_requested();
+// Whether a pipeline made now on `device` with `upload_stream` (PipelineConfig's meaning) uploads on the upload
+// stream: what bench-gpu prints as the mode that ran.
+bool upload_stream_selected(const Device& device, int upload_stream = -1);
 
 enum class Plant { none, clear_before_upload, skip_wait };
 // The planted defect named by VMAFX_HIP_PLANT ("", "clear_before_upload", "skip_wait"); read when a pipeline is
@@ -72,6 +100,7 @@ struct PipelineStats {
   uint64_t host_frames = 0;        // of which host pictures (staged and uploaded)
   uint64_t device_frames = 0;      // of which device pictures (read in place)
   uint64_t upload_calls = 0;       // host-to-device copies queued
+  uint64_t stream_uploads = 0;     // of which on the device's upload stream
   uint64_t uploaded_bytes = 0;     // bytes copied host to device
   uint64_t staged_bytes = 0;       // bytes copied on the host into the pinned ring
   uint64_t blocked_submits = 0;    // submit_frame() calls that waited for a free slot
@@ -108,6 +137,8 @@ class HipPipeline {
   const PipelineConfig& config() const { return cfg_; }
   unsigned slots() const { return unsigned(slots_.size()); }
   Plant plant() const { return plant_; }
+  // Host frames are uploaded on the device's upload stream (else on the library stream).
+  bool upload_stream() const { return upload_stream_; }
   PipelineStats stats() const;
 
  private:
@@ -133,6 +164,7 @@ class HipPipeline {
   Status allocate();
   Status stage(const PictureView& ref, const PictureView& dist, bool dist_needed, bool chroma_needed, unsigned set,
                FramePlanes* planes);
+  Status upload(unsigned slot, unsigned set, const std::function<Status()>& enqueue_features);
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
   Status submit_locked_out(std::vector<Part>* parts);  // the body of submit_frame
   void fail_parts(std::vector<Part>* parts, const Status& s);
@@ -141,14 +173,20 @@ class HipPipeline {
   std::shared_ptr<Device> device_;
   PipelineConfig cfg_;
   Plant plant_ = Plant::none;
+  bool upload_stream_ = false;
   std::vector<Registered> features_;
   bool allocated_ = false;
   bool needs_prev_ = false, needs_chroma_ = false;
 
   // Plane sets (device) and the staging ring (pinned host), the same layout per frame: the planes the frame needs
-  // one after another (ref Y, dist Y, ref Cb, ref Cr, dist Cb, dist Cr).
+  // one after another (ref Y, dist Y, ref Cb, ref Cr, dist Cb, dist Cr). One set per slot with the upload stream,
+  // else two; host frames take them in turn.
   size_t set_bytes_ = 0;
-  DeviceBuffer sets_[2];
+  std::vector<DeviceBuffer> sets_;
+  // Per set, the slot of the last frame that read it (-1: none yet); its event on the library stream is what an
+  // upload into the set waits for (upload stream only).
+  std::vector<int> set_reader_;
+  Event sets_cleared_;  // after the sets' initial clears on the library stream (the upload stream waits for it once)
   PinnedRing staging_;
   std::unique_ptr<CopyPool> copy_pool_;
   // The staged frame's upload: one copy of the prefix of a ring slot that holds every needed plane.
@@ -168,6 +206,7 @@ class HipPipeline {
   bool have_last_ = false;
   uint64_t last_index_ = 0;
   DevicePlane last_ref_;
+  int last_set_ = -1;  // the plane set holding last_ref_, -1 when it is the caller's device memory
   unsigned next_set_ = 0;
   unsigned next_slot_ = 0;
 
