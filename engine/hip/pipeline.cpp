@@ -366,17 +366,26 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
   return Status::ok();
 }
 
-// Queues the staged frame's upload into plane set `set` and the frame's features (`enqueue_features`, the frame in
-// slot `slot`) after it.
-Status HipPipeline::upload(unsigned slot, unsigned set, const std::function<Status()>& enqueue_features) {
+Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot) {
+  for (const Part& p : parts) {
+    GpuFeature* f = features_[p.feature].feature.get();
+    Status s = f->enqueue(planes, slot);
+    if (!s) return s.prepend(f->name());
+  }
+  return Status::ok();
+}
+
+// Queues the staged frame's upload into plane set `set` and the work of the frame's `parts` (the frame in slot
+// `slot`) after it.
+Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes) {
   const bool planted_early = plant_ == Plant::clear_before_upload;
   if (!upload_stream_) {
     // One stream: its order puts the upload after every earlier read of the set, and the features after the upload.
-    if (planted_early) VMAFX_TRY(enqueue_features());  // planted defect: work before upload
+    if (planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));  // planted defect: work before upload
     VMAFX_TRY(device_->copy_async(CopyKind::host_to_device, upload_dst_, upload_src_, upload_bytes_));
     VMAFX_TRY(staging_.submit(upload_slot_));
     set_reader_[set] = int(slot);
-    if (!planted_early) VMAFX_TRY(enqueue_features());
+    if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
     return Status::ok();
   }
   // The upload stream. First the upload waits for the last frame that read the set (on the library stream, so its
@@ -384,7 +393,7 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::function<Stat
   // wrong: a wait always refers to work queued before it.
   if (planted_early) {
     // Planted defect: the frame's work first and the upload after it, so its kernels read the set's old content.
-    VMAFX_TRY(enqueue_features());
+    VMAFX_TRY(enqueue_features(parts, planes, slot));
     VMAFX_TRY(slots_[slot].event.record());
     VMAFX_TRY(device_->upload_wait_event(slots_[slot].event.handle()));
   } else if (set_reader_[set] >= 0) {
@@ -396,7 +405,7 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::function<Stat
   VMAFX_TRY(staging_.submit_upload(upload_slot_));
   set_reader_[set] = int(slot);
   if (plant_ != Plant::skip_wait) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
-  if (!planted_early) VMAFX_TRY(enqueue_features());
+  if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
   return Status::ok();
 }
 
@@ -483,23 +492,15 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
 
   const bool host = open_ref_.memory == MemoryKind::host;
   int used_set = -1;
-  auto enqueue_features = [&]() -> Status {
-    for (const Part& p : *parts) {
-      GpuFeature* f = features_[p.feature].feature.get();
-      Status s = f->enqueue(planes, k);
-      if (!s) return s.prepend(f->name());
-    }
-    return Status::ok();
-  };
   if (host) {
     const unsigned set = next_set_;
     VMAFX_TRY(stage(open_ref_, open_dist_, dist_needed, chroma_needed, set, &planes));
     next_set_ = (set + 1) % unsigned(sets_.size());
     used_set = int(set);
-    VMAFX_TRY(upload(k, set, enqueue_features));
+    VMAFX_TRY(upload(k, set, *parts, planes));
   } else {
     VMAFX_TRY(device_planes(open_ref_, open_dist_, chroma_needed, &planes));
-    VMAFX_TRY(enqueue_features());
+    VMAFX_TRY(enqueue_features(*parts, planes, k));
   }
   Slot& slot = slots_[k];
   VMAFX_TRY(slot.event.record());

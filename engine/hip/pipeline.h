@@ -164,7 +164,8 @@ class HipPipeline {
   Status allocate();
   Status stage(const PictureView& ref, const PictureView& dist, bool dist_needed, bool chroma_needed, unsigned set,
                FramePlanes* planes);
-  Status upload(unsigned slot, unsigned set, const std::function<Status()>& enqueue_features);
+  Status enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot);
+  Status upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes);
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
   Status submit_locked_out(std::vector<Part>* parts);  // the body of submit_frame
   void fail_parts(std::vector<Part>* parts, const Status& s);
