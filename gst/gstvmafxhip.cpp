@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "gstvmafxhipdmabuf.h"
+#include "gstvmafxhipgl.h"
 #include "gstvmafxhipimport.h"
 #include "gstvmafxhipmessages.h"
 #include "gstvmafxhippad.h"
@@ -72,6 +73,7 @@ enum {
   PROP_FRAMES_SCORED,
   PROP_ALLOW_COPY,
   PROP_FRAMES_COPIED,
+  PROP_GL_STATS,
 };
 
 // GEnum values of the enum properties; their nicks are what gst-launch and gst_util_set_object_arg take.
@@ -301,6 +303,7 @@ struct Session {
   std::unique_ptr<vmafx::Scorer> scorer;
   std::unique_ptr<FramePoster> poster;
   std::unique_ptr<vg::DmaBufInput> dmabuf;  // memory:DMABuf import, made at the first dma-buf frame
+  vg::GlInputs gl;  // memory:GLMemory input, per pad, made at its first GL frame (gstvmafxhipgl.h)
   vmafx::VideoGeometry geometry;
   std::vector<std::string> fields;  // message field of each engine score column
 
@@ -340,7 +343,8 @@ GST_ELEMENT_REGISTER_DEFINE(vmafxhip, "vmafxhip", GST_RANK_NONE, GST_TYPE_VMAFXH
 
 namespace {
 
-constexpr const char* kCaps = GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS) "; " GST_VMAFXHIP_DMABUF_CAPS;
+constexpr const char* kCaps =
+    GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS) "; " GST_VMAFXHIP_DMABUF_CAPS GST_VMAFXHIP_GL_CAPS_APPEND;
 
 GstStaticPadTemplate src_template =
     GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(kCaps));
@@ -384,7 +388,9 @@ std::string geometry_string(const vmafx::VideoGeometry& g) {
 
 bool geometry_for(const GstVideoInfo& info, vmafx::VideoGeometry* out) {
   vmafx::FormatInfo fmt;
-  if (!vg::format_info_for(GST_VIDEO_INFO_FORMAT(&info), &fmt)) return false;
+  // RGBA only comes in GL memory (scored as its luma).
+  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+  if (!vg::format_info_for(format, &fmt) && !vg::gl_format_info_for(format, &fmt)) return false;
   out->width = GST_VIDEO_INFO_WIDTH(&info);
   out->height = GST_VIDEO_INFO_HEIGHT(&info);
   out->bit_depth = fmt.bit_depth;
@@ -442,6 +448,7 @@ void end_session_scoring(Session& s) {
   s.scorer.reset();
   if (s.dmabuf) (void)s.dmabuf->close();  // after the scorer let go: releases behind the GPU run
   s.dmabuf.reset();
+  s.gl.reset();
   s.fields.clear();
   s.last_dist = nullptr;
   s.last_dist_pts = GST_CLOCK_TIME_NONE;
@@ -761,10 +768,34 @@ GstFlowReturn vmafxhip_create_output_buffer(GstVideoAggregator* vagg, GstBuffer*
   return *outbuf ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-// dma-buf frames go through the session's importer (gstvmafxhipdmabuf.h), other memory through import_picture.
-Status import_any(GstVmafxhip* self, GstCaps* caps, GstBuffer* buf, const GstVideoInfo& info,
+// GL frames of pad `pad` (0 ref, 1 dist) through the session's GL inputs (gstvmafxhipgl.h).
+Status import_gl(GstVmafxhip* self, unsigned pad, GstBuffer* buf, const GstVideoInfo& info, vg::ImportedPicture* out) {
+  Session& s = session(self);
+  vg::GlInput::Config c;
+  c.requested = to_backend(s.active.backend);
+  c.scorer = s.scorer->backend();
+  c.vendor = to_vendor(s.active.vendor);
+  c.device_id = s.active.device_id;
+  c.allow_copy = s.active.allow_copy;
+  if (c.scorer == vmafx::Backend::hip && (s.active.ssim || s.active.ms_ssim))
+    c.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
+  c.on_notice = [self](const std::string& text, bool warning) {
+    vg::post_status(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
+                    {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, Status(Errc::unsupported, text),
+                    __FILE__, "import_gl", __LINE__);
+  };
+  const uint64_t copied = s.gl.frames_copied();
+  Status st = s.gl.import(pad, c, buf, info, out);
+  self->state->frames_copied.fetch_add(s.gl.frames_copied() - copied, std::memory_order_relaxed);
+  return st;
+}
+
+// dma-buf frames go through the session's importer (gstvmafxhipdmabuf.h), GL frames through the session's GL inputs,
+// other memory through import_picture.
+Status import_any(GstVmafxhip* self, unsigned pad, GstCaps* caps, GstBuffer* buf, const GstVideoInfo& info,
                   vg::ImportedPicture* out) {
   const vg::MemoryPath path = vg::memory_path_for_caps(caps);
+  if (path == vg::MemoryPath::gl) return import_gl(self, pad, buf, info, out);
   if (path != vg::MemoryPath::dmabuf) return vg::import_picture(path, buf, info, out);
   Session& s = session(self);
   if (!s.dmabuf) {
@@ -815,9 +846,9 @@ GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
   auto pair = std::make_shared<std::pair<vg::ImportedPicture, vg::ImportedPicture>>();
   GstCaps* rcaps = gst_pad_get_current_caps(GST_PAD(rpad));
   GstCaps* dcaps = gst_pad_get_current_caps(GST_PAD(dpad));
-  Status st = import_any(self, rcaps, ref, rpad->info, &pair->first);
+  Status st = import_any(self, 0, rcaps, ref, rpad->info, &pair->first);
   const bool ref_ok = st.is_ok();
-  if (ref_ok) st = import_any(self, dcaps, dist, dpad->info, &pair->second);
+  if (ref_ok) st = import_any(self, 1, dcaps, dist, dpad->info, &pair->second);
   if (rcaps) gst_caps_unref(rcaps);
   if (dcaps) gst_caps_unref(dcaps);
   if (!st.is_ok()) {
@@ -902,6 +933,7 @@ GstCaps* allowed_caps(GstVmafxhip* self, GstPad* pad, GstCaps* filter) {
 
 gboolean vmafxhip_sink_query(GstAggregator* agg, GstAggregatorPad* pad, GstQuery* query) {
   auto* self = GST_VMAFXHIP(agg);
+  if (vg::gl_pad_query(GST_ELEMENT(agg), GST_PAD(pad), query)) return TRUE;  // GL context; GL sync meta: chains on
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_CAPS: {
       GstCaps* filter;
@@ -922,6 +954,22 @@ gboolean vmafxhip_sink_query(GstAggregator* agg, GstAggregatorPad* pad, GstQuery
     default: break;
   }
   return GST_AGGREGATOR_CLASS(parent_class)->sink_query(agg, pad, query);
+}
+
+// GL context negotiation (gstvmafxhipgl.h): CONTEXT queries on the src pad, GL caps arriving, set_context.
+gboolean vmafxhip_src_query(GstAggregator* agg, GstQuery* query) {
+  if (vg::gl_pad_query(GST_ELEMENT(agg), GST_AGGREGATOR_SRC_PAD(agg), query)) return TRUE;
+  return GST_AGGREGATOR_CLASS(parent_class)->src_query(agg, query);
+}
+
+gboolean vmafxhip_sink_event(GstAggregator* agg, GstAggregatorPad* pad, GstEvent* event) {
+  vg::gl_sink_event(GST_ELEMENT(agg), event);
+  return GST_AGGREGATOR_CLASS(parent_class)->sink_event(agg, pad, event);
+}
+
+void vmafxhip_set_context(GstElement* element, GstContext* context) {
+  vg::gl_set_context(element, context);
+  GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
 gboolean vmafxhip_src_event(GstAggregator* agg, GstEvent* event) {
@@ -977,6 +1025,10 @@ void vmafxhip_set_property(GObject* object, guint prop_id, const GValue* value, 
 
 void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
+  if (prop_id == PROP_GL_STATS) {
+    g_value_take_boxed(value, self->state->session.gl.stats_structure());
+    return;
+  }
   if (prop_id == PROP_FRAMES_COPIED) {
     g_value_set_uint64(value, self->state->frames_copied.load(std::memory_order_relaxed));
     return;
@@ -1107,14 +1159,21 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
                           0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   install_bool(gobject_class, PROP_ALLOW_COPY, "allow-copy",
-               "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped on the host and uploaded); "
-               "false: such input is an error naming the reason",
+               "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped on the host and uploaded; GL "
+               "textures the GL check refuses: downloaded through GL); false: such input is an error naming the reason",
                true);
   g_object_class_install_property(
       gobject_class, PROP_FRAMES_COPIED,
       g_param_spec_uint64("frames-copied", "Frames copied",
                           "Input frames (reference and distorted each) copied because the GPU could not import them",
                           0, G_MAXUINT64, 0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  g_object_class_install_property(
+      gobject_class, PROP_GL_STATS,
+      g_param_spec_boxed("gl-stats", "GL input statistics",
+                         "Per sink pad (ref-*, dist-*): the GL path and why (path, zero-copy), frames, frames-copied, "
+                         "texture-lookups, texture-hits, registrations; null before any GL frame",
+                         GST_TYPE_STRUCTURE, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);
   gst_element_class_add_static_pad_template_with_gtype(element_class, &ref_template, GST_TYPE_VMAFXHIP_PAD);
@@ -1130,6 +1189,9 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
   agg_class->aggregate = vmafxhip_aggregate;
   agg_class->update_src_caps = vmafxhip_update_src_caps;
   agg_class->sink_query = vmafxhip_sink_query;
+  agg_class->src_query = vmafxhip_src_query;
+  agg_class->sink_event = vmafxhip_sink_event;
+  element_class->set_context = vmafxhip_set_context;
   agg_class->src_event = vmafxhip_src_event;
   agg_class->decide_allocation = vmafxhip_decide_allocation;
   vagg_class->create_output_buffer = vmafxhip_create_output_buffer;

@@ -17,22 +17,32 @@ size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
 
 unsigned texel_bytes(TexelFormat f) {
   switch (f) {
-    case TexelFormat::r8: return 1;
-    case TexelFormat::rg8: return 2;
-    case TexelFormat::r16: return 2;
-    case TexelFormat::rg16: return 4;
-    case TexelFormat::rgba8: return 4;
+    case TexelFormat::r8:
+      return 1;
+    case TexelFormat::rg8:
+      return 2;
+    case TexelFormat::r16:
+      return 2;
+    case TexelFormat::rg16:
+      return 4;
+    case TexelFormat::rgba8:
+      return 4;
   }
   return 0;
 }
 
 const char* texel_format_name(TexelFormat f) {
   switch (f) {
-    case TexelFormat::r8: return "R8";
-    case TexelFormat::rg8: return "RG8";
-    case TexelFormat::r16: return "R16";
-    case TexelFormat::rg16: return "RG16";
-    case TexelFormat::rgba8: return "RGBA8";
+    case TexelFormat::r8:
+      return "R8";
+    case TexelFormat::rg8:
+      return "RG8";
+    case TexelFormat::r16:
+      return "R16";
+    case TexelFormat::rg16:
+      return "RG16";
+    case TexelFormat::rgba8:
+      return "RGBA8";
   }
   return "?";
 }
@@ -88,8 +98,8 @@ Status plan_frame(const TextureFrame& frame, FramePlan* out) {
     plan.bytes = off;
   }
   if (frame.n_planes != plan.n_planes)
-    return {Errc::invalid_argument, "GL frame has " + std::to_string(frame.n_planes) + " texture(s), its format needs " +
-                                        std::to_string(plan.n_planes)};
+    return {Errc::invalid_argument, "GL frame has " + std::to_string(frame.n_planes) +
+                                        " texture(s), its format needs " + std::to_string(plan.n_planes)};
   for (unsigned i = 0; i < plan.n_planes; i++) {
     const Texture* t = frame.planes[i];
     if (!t) return {Errc::invalid_argument, "GL frame plane " + std::to_string(i) + " has no texture"};
@@ -98,10 +108,9 @@ Status plan_frame(const TextureFrame& frame, FramePlan* out) {
       return {Errc::unsupported, "GL frame plane " + std::to_string(i) + " is a " + texel_format_name(t->texel()) +
                                      " texture, the format needs " + texel_format_name(c.texel)};
     if (t->width() < c.texels || t->height() < c.rows)
-      return {Errc::out_of_range, "GL frame plane " + std::to_string(i) + ": texture of " +
-                                      std::to_string(t->width()) + "x" + std::to_string(t->height()) +
-                                      " texels is smaller than the " + std::to_string(c.texels) + "x" +
-                                      std::to_string(c.rows) + " the frame needs"};
+      return {Errc::out_of_range, "GL frame plane " + std::to_string(i) + ": texture of " + std::to_string(t->width()) +
+                                      "x" + std::to_string(t->height()) + " texels is smaller than the " +
+                                      std::to_string(c.texels) + "x" + std::to_string(c.rows) + " the frame needs"};
   }
   *out = plan;
   return Status::ok();

@@ -64,7 +64,7 @@ Status open_gl_gpu(GlGpu* g, std::string* skip) {
   VMAFX_TRY(s);
   const hip::DeviceInfo& di = g->device->info();
   s = di.vendor == hip::Vendor::nvidia ? TestGlContext::create_egl_cuda(di.index, &g->gl)
-                                        : TestGlContext::create_glx(&g->gl);
+                                       : TestGlContext::create_glx(&g->gl);
   if (s.code() == Errc::device_unavailable) {
     *skip = "no GL context on " + di.name + ": " + s.message();
     return s;
@@ -84,13 +84,13 @@ Status open_gl_gpu(GlGpu* g, std::string* skip) {
   return s;
 }
 
-#define GL_GPU_OR_SKIP(g)                                      \
-  GlGpu g;                                                     \
-  do {                                                         \
-    std::string skip_;                                         \
-    ::vmafx::Status s_ = open_gl_gpu(&g, &skip_);              \
-    if (!skip_.empty()) GTEST_SKIP() << skip_;                 \
-    ASSERT_TRUE(s_.is_ok()) << s_.to_string();                 \
+#define GL_GPU_OR_SKIP(g)                         \
+  GlGpu g;                                        \
+  do {                                            \
+    std::string skip_;                            \
+    ::vmafx::Status s_ = open_gl_gpu(&g, &skip_); \
+    if (!skip_.empty()) GTEST_SKIP() << skip_;    \
+    ASSERT_TRUE(s_.is_ok()) << s_.to_string();    \
   } while (0)
 
 // A plane in host memory: rows of `row_bytes` (of `texel` texels), `pitch` apart.
@@ -108,11 +108,16 @@ struct GlFormatOf {
 
 GlFormatOf gl_format(TexelFormat t) {
   switch (t) {
-    case TexelFormat::r8: return {GL_R8, GL_RED, GL_UNSIGNED_BYTE};
-    case TexelFormat::rg8: return {GL_RG8, GL_RG, GL_UNSIGNED_BYTE};
-    case TexelFormat::r16: return {GL_R16, GL_RED, GL_UNSIGNED_SHORT};
-    case TexelFormat::rg16: return {GL_RG16, GL_RG, GL_UNSIGNED_SHORT};
-    case TexelFormat::rgba8: return {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE};
+    case TexelFormat::r8:
+      return {GL_R8, GL_RED, GL_UNSIGNED_BYTE};
+    case TexelFormat::rg8:
+      return {GL_RG8, GL_RG, GL_UNSIGNED_BYTE};
+    case TexelFormat::r16:
+      return {GL_R16, GL_RED, GL_UNSIGNED_SHORT};
+    case TexelFormat::rg16:
+      return {GL_RG16, GL_RG, GL_UNSIGNED_SHORT};
+    case TexelFormat::rgba8:
+      return {GL_RGBA8, GL_RGBA, GL_UNSIGNED_BYTE};
   }
   return {0, 0, 0};
 }
@@ -130,8 +135,8 @@ struct GlTexture {
 Status upload(Importer& imp, const HostTex& h, GlTexture* out) {
   const GlFormatOf f = gl_format(h.texel);
   const unsigned bpt = texel_bytes(h.texel);
-  VMAFX_TRY(test::make_texture(f.internal, f.format, f.type, h.width, h.height, h.bytes.data(), h.pitch, bpt,
-                               &out->id));
+  VMAFX_TRY(
+      test::make_texture(f.internal, f.format, f.type, h.width, h.height, h.bytes.data(), h.pitch, bpt, &out->id));
   return imp.register_texture(out->id, GL_TEXTURE_2D, h.width, h.height, h.texel, &out->reg);
 }
 
@@ -174,8 +179,8 @@ Status read_back(hip::Device& dev, const PictureView& v, unsigned plane, size_t 
     for (size_t x = 0; x < row_bytes; x++)
       if (got[y * row_bytes + x] != want.bytes[y * want.pitch + x])
         return ::testing::AssertionFailure()
-               << what << ": first mismatch at byte " << x << " of row " << y << ": device " << int(got[y * row_bytes + x])
-               << ", texture " << int(want.bytes[y * want.pitch + x]);
+               << what << ": first mismatch at byte " << x << " of row " << y << ": device "
+               << int(got[y * row_bytes + x]) << ", texture " << int(want.bytes[y * want.pitch + x]);
   return ::testing::AssertionSuccess();
 }
 
@@ -260,8 +265,8 @@ TEST(GlImportGpu, EveryLayoutLandsByteForByteAtAnySize) {
       std::vector<HostTex> tex;
       tex.push_back(random_tex(rng, l.luma, w, h));
       for (unsigned i = 1; i < l.textures; i++) tex.push_back(random_tex(rng, l.chroma, cw, ch));
-      check_layout_frame(g, l, tex, w, h, "seed " + std::to_string(seed) + " " + std::to_string(w) + "x" +
-                                              std::to_string(h));
+      check_layout_frame(g, l, tex, w, h,
+                         "seed " + std::to_string(seed) + " " + std::to_string(w) + "x" + std::to_string(h));
       if (HasFatalFailure()) return;
       frames++;
     }
@@ -314,8 +319,8 @@ TEST(GlImportGpu, RgbaBecomesTheHostLuma) {
       for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
           ASSERT_EQ(got[size_t(y) * w + x], want[size_t(y) * w + x])
-              << "seed " << seed << " " << matrix_name(c.matrix) << "/" << range_name(c.range) << " " << w << "x"
-              << h << " at " << x << "," << y << " RGBA " << int(t.bytes[y * t.pitch + x * 4]) << ","
+              << "seed " << seed << " " << matrix_name(c.matrix) << "/" << range_name(c.range) << " " << w << "x" << h
+              << " at " << x << "," << y << " RGBA " << int(t.bytes[y * t.pitch + x * 4]) << ","
               << int(t.bytes[y * t.pitch + x * 4 + 1]) << "," << int(t.bytes[y * t.pitch + x * 4 + 2]);
     }
   }
@@ -453,8 +458,8 @@ TEST(GlImportGpu, ClipScoresFromTexturesEqualTheHostPath) {
       ASSERT_EQ(a.index, b.index);
       for (size_t k = 0; k < names.size(); k++) {
         if (std::isnan(a.values[k]) && std::isnan(b.values[k])) continue;
-        ASSERT_EQ(a.values[k], b.values[k]) << pair.prefix << "_" << pair.distorted << " frame " << a.index << " "
-                                            << names[k] << " via " << l.name;
+        ASSERT_EQ(a.values[k], b.values[k])
+            << pair.prefix << "_" << pair.distorted << " frame " << a.index << " " << names[k] << " via " << l.name;
         values++;
       }
       frames++;
@@ -504,11 +509,12 @@ TEST(GlImportGpu, RegistrationsAreCachedAndUndoneAndThePoolStopsGrowing) {
   for (auto& r : held) r();
   const ImporterStats s1 = g.importer->stats();
   const InteropCounters mid = interop_counters();
-  std::printf("200 NV12 1080p imports in %.1f ms (%.3f ms/frame incl. host waits at the end): registrations %llu "
-              "(cache hits %u of %u lookups), device frames %llu, interop calls %llu\n",
-              ms, ms / 200, (unsigned long long)(s1.registrations - s0.registrations), 200 * 2 - 8, 200 * 2,
-              (unsigned long long)(s1.device_frames - s0.device_frames),
-              (unsigned long long)(mid.interop_calls - before.interop_calls));
+  std::printf(
+      "200 NV12 1080p imports in %.1f ms (%.3f ms/frame incl. host waits at the end): registrations %llu "
+      "(cache hits %u of %u lookups), device frames %llu, interop calls %llu\n",
+      ms, ms / 200, (unsigned long long)(s1.registrations - s0.registrations), 200 * 2 - 8, 200 * 2,
+      (unsigned long long)(s1.device_frames - s0.device_frames),
+      (unsigned long long)(mid.interop_calls - before.interop_calls));
   EXPECT_EQ(s1.registrations - s0.registrations, 8u) << "each texture is registered once";
   EXPECT_EQ(s1.frames - s0.frames, 200u);
   EXPECT_LE(s1.device_frames - s0.device_frames, 7u) << "frames are reused once released";
@@ -569,7 +575,8 @@ struct Painter {
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
     const GLenum fb = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    if (!log.empty() || fb != GL_FRAMEBUFFER_COMPLETE) error = "GL set-up failed: " + log + " fbo " + std::to_string(fb);
+    if (!log.empty() || fb != GL_FRAMEBUFFER_COMPLETE)
+      error = "GL set-up failed: " + log + " fbo " + std::to_string(fb);
     return error.empty();
   }
   void draw(float value, int iterations, uint32_t w, uint32_t h) {
