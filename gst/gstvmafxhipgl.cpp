@@ -56,12 +56,13 @@ T* ref_or_null(T* o) {
 // ---- Textures cached on their GstMemory -------------------------------------------------------------------------
 
 // A texture's registration, kept as qdata of its GstMemory (GL memory lives in pools, so one registration serves
-// many frames). Destroyed on the GL thread of its context when the memory goes, or when a later session with
-// another importer replaces it.
+// many frames, and both pads and later sessions on the same device). Destroyed on the GL thread of its context when
+// the memory goes, or when an importer of another device replaces it.
 struct CachedTexture {
   std::unique_ptr<gl::Texture> texture;
   GstGLContext* context = nullptr;  // a reference: its GL thread unregisters
-  uint64_t session = 0;             // the GlInput that registered it
+  Vendor vendor = Vendor::auto_select;  // the device it is registered with
+  int device = -1;
 };
 
 GQuark texture_quark() {
@@ -77,8 +78,6 @@ void destroy_cached_texture(gpointer p) {
       ctx, [](GstGLContext*, gpointer d) { delete static_cast<CachedTexture*>(d); }, c);
   gst_object_unref(ctx);
 }
-
-std::atomic<uint64_t> g_sessions{0};
 
 bool texel_for(GstVideoFormat vf, GstGLFormat f, gl::TexelFormat* out) {
   switch (f) {
@@ -200,7 +199,6 @@ GstObject* gl_display_ref(GstElement* element) {
 
 struct GlInput::State {
   Config cfg;
-  uint64_t session = 0;
 
   enum class Mode { undecided, zero_copy, download, refused };
   Mode mode = Mode::undecided;
@@ -325,7 +323,9 @@ struct GlInput::State {
                                        " texture (only 2D textures are read)"};
       lookups++;
       auto* cached = static_cast<CachedTexture*>(gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), texture_quark()));
-      if (cached && cached->session == session && cached->texture->id() == gst_gl_memory_get_texture_id(glm)) {
+      const gl::DeviceIdentity& dev = importer->device();
+      if (cached && cached->vendor == dev.vendor && cached->device == dev.index &&
+          cached->texture->id() == gst_gl_memory_get_texture_id(glm)) {
         hits++;
       } else {
         gl::TexelFormat texel;
@@ -338,10 +338,11 @@ struct GlInput::State {
                                              uint32_t(gst_gl_memory_get_texture_width(glm)),
                                              uint32_t(gst_gl_memory_get_texture_height(glm)), texel, &c->texture));
         c->context = GST_GL_CONTEXT(gst_object_ref(reinterpret_cast<GstGLBaseMemory*>(mem)->context));
-        c->session = session;
+        c->vendor = dev.vendor;
+        c->device = dev.index;
         cached = c.release();
         registrations++;
-        // Replaces (and unregisters, on this thread) an older session's registration.
+        // Replaces (and unregisters, on this thread) a registration with another device.
         gst_mini_object_set_qdata(GST_MINI_OBJECT(mem), texture_quark(), cached, destroy_cached_texture);
       }
       f.planes[i] = cached->texture.get();
@@ -397,7 +398,6 @@ Status GlInput::create(const Config& config, std::unique_ptr<GlInput>* out) {
   std::unique_ptr<GlInput> in(new GlInput());
   in->state_ = std::make_shared<State>();
   in->state_->cfg = config;
-  in->state_->session = ++g_sessions;
   *out = std::move(in);
   return Status::ok();
 }

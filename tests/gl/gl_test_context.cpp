@@ -149,22 +149,29 @@ Status TestGlContext::create_egl_device(int index, TestGlContext* out) {
                                                     device_extensions(devs[size_t(pick)]) + ")");
 }
 
-Status TestGlContext::create_egl_cuda(int cuda_ordinal, TestGlContext* out) {
-  out->reset();
+Status find_egl_device_for_cuda(int cuda_ordinal, void** out) {
   std::string why;
   std::vector<EGLDeviceEXT> devs = egl_devices(&why);
   if (devs.empty()) return {Errc::device_unavailable, why};
   for (size_t i = 0; i < devs.size(); i++) {
     if (device_extensions(devs[i]).find("EGL_NV_device_cuda") == std::string::npos) continue;
     EGLAttrib cuda = -1;
-    if (eglQueryDeviceAttribEXT(devs[i], EGL_CUDA_DEVICE_NV, &cuda) && int(cuda) == cuda_ordinal)
-      return out->create_egl_on(devs[i], "EGL device " + std::to_string(i) + " (CUDA device " +
-                                             std::to_string(cuda_ordinal) + ")");
+    if (eglQueryDeviceAttribEXT(devs[i], EGL_CUDA_DEVICE_NV, &cuda) && int(cuda) == cuda_ordinal) {
+      *out = devs[i];
+      return Status::ok();
+    }
   }
   std::string all;
   for (const std::string& d : list_egl_devices()) all += (all.empty() ? "" : "; ") + d;
   return {Errc::device_unavailable, "no EGL device is CUDA device " + std::to_string(cuda_ordinal) + " (devices: " +
                                         all + ")"};
+}
+
+Status TestGlContext::create_egl_cuda(int cuda_ordinal, TestGlContext* out) {
+  out->reset();
+  void* dev = nullptr;
+  VMAFX_TRY(find_egl_device_for_cuda(cuda_ordinal, &dev));
+  return out->create_egl_on(dev, "EGL device of CUDA device " + std::to_string(cuda_ordinal));
 }
 
 Status TestGlContext::make_current() const {

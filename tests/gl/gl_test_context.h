@@ -48,6 +48,8 @@ class TestGlContext {
 
 // EGL devices of this machine, "index: extensions [cuda N] [drm /dev/dri/...]" (for messages).
 std::vector<std::string> list_egl_devices();
+// The EGLDeviceEXT whose EGL_CUDA_DEVICE_NV is `cuda_ordinal` (for gst_gl_display_egl_device_new_with_egl_device).
+Status find_egl_device_for_cuda(int cuda_ordinal, void** out);
 
 // GL helpers on the current context: a 2D texture of `internal_format` filled from `data` (rows `stride` bytes
 // apart), and deletion.
