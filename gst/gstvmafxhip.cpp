@@ -736,6 +736,7 @@ GstFlowReturn vmafxhip_update_src_caps(GstAggregator* agg, GstCaps* downstream, 
   }
   GstCaps* dist_caps = gst_pad_get_current_caps(GST_PAD(self->dist_pad));
   GstCaps* caps = vg::output_caps_with_features(dist_caps, out);  // keeps memory:DMABuf
+  vg::gl_complete_output_caps(caps);                               // memory:GLMemory: texture-target
   if (dist_caps) gst_caps_unref(dist_caps);
   if (!gst_caps_can_intersect(caps, downstream)) {
     gchar* d = gst_caps_to_string(downstream);

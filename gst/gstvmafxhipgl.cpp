@@ -189,6 +189,11 @@ void gl_sink_event(GstElement* element, GstEvent* event) {
     GST_WARNING_OBJECT(element, "no GL display found or made for %" GST_PTR_FORMAT, caps);
 }
 
+void gl_complete_output_caps(GstCaps* caps) {
+  if (is_gl_caps(caps) && gst_caps_is_writable(caps))
+    gst_caps_set_simple(caps, "texture-target", G_TYPE_STRING, "2D", nullptr);
+}
+
 GstObject* gl_display_ref(GstElement* element) {
   ElementGl* s = element_gl(element);
   std::lock_guard<std::mutex> lk(s->mu);
@@ -476,6 +481,7 @@ void gl_set_context(GstElement*, GstContext*) {}
 bool gl_pad_query(GstElement*, GstPad*, GstQuery*) { return false; }
 void gl_sink_event(GstElement*, GstEvent*) {}
 GstObject* gl_display_ref(GstElement*) { return nullptr; }
+void gl_complete_output_caps(GstCaps*) {}
 
 struct GlInput::State {};
 Status GlInput::create(const Config&, std::unique_ptr<GlInput>* out) {

@@ -77,6 +77,9 @@ bool gl_pad_query(GstElement* element, GstPad* pad, GstQuery* query);
 void gl_sink_event(GstElement* element, GstEvent* event);
 // The display the element uses (a new reference, or null).
 GstObject* gl_display_ref(GstElement* element);
+// Output caps carrying memory:GLMemory get texture-target=2D (the pad templates' GL caps have it; without it the
+// caps are no subset of them). Other caps are left alone.
+void gl_complete_output_caps(GstCaps* caps);
 
 // ---- The input ----------------------------------------------------------------------------------------------------
 

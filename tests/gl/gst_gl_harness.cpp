@@ -115,6 +115,7 @@ GlRun run_gl_pipeline(const std::string& launch, const GlRunOptions& options) {
     if (st) r.gl_stats = Structure(st, gst_structure_free);
     r.ref_caps = pad_caps(v, "ref_sink");
     r.dist_caps = pad_caps(v, "dist_sink");
+    r.src_caps = pad_caps(v, "src");
   }
   if (r.eos && options.at_eos) options.at_eos(pipeline);
   gst_element_set_state(pipeline, GST_STATE_NULL);

@@ -30,7 +30,7 @@ struct GlRun {
   std::vector<Message> errors, infos, warnings;
   guint64 frames_scored = 0, frames_copied = 0;
   Structure gl_stats;  // null when the element reports none
-  std::string ref_caps, dist_caps;
+  std::string ref_caps, dist_caps, src_caps;
   std::string describe() const;  // errors and warnings, for failure messages
   bool info_contains(const std::string& text) const;
 };

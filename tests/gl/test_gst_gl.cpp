@@ -121,6 +121,10 @@ TEST(GstGl, GluploadNegotiatesGlCapsAndShareTheDisplay) {
   std::printf("ref_sink caps: %s\ndist_sink caps: %s\n", r.ref_caps.c_str(), r.dist_caps.c_str());
   EXPECT_NE(r.ref_caps.find("memory:GLMemory"), std::string::npos);
   EXPECT_NE(r.dist_caps.find("memory:GLMemory"), std::string::npos);
+  // The distorted GL buffers go out as they came: GL caps, complete (texture-target) like the pad templates'.
+  std::printf("src caps: %s\n", r.src_caps.c_str());
+  EXPECT_NE(r.src_caps.find("memory:GLMemory"), std::string::npos);
+  EXPECT_NE(r.src_caps.find("texture-target=(string)2D"), std::string::npos);
   ASSERT_TRUE(v_display) << "vmafxhip did not answer the GL display context query";
   EXPECT_EQ(v_display, up_display) << "vmafxhip and glupload use different GL displays";
   std::printf("display: %s (shared with glupload)\n", GST_OBJECT_NAME(v_display));

@@ -4,7 +4,8 @@
 //   - the public clips through glupload (I420, NV12, P010 textures) are read zero-copy (frames-copied 0, gl-stats says
 //     zero-copy) and every field of every frame message equals the system-memory run on the same backend, and the
 //     model score equals libvmaf's JSON;
-//   - gltestsrc RGBA textures zero-copy score exactly as the same textures downloaded and scored on the CPU;
+//   - gltestsrc RGBA textures (distorted: a down- and up-scaled copy) zero-copy score exactly as the same textures
+//     downloaded and scored on the CPU (only -base and GL elements: the GPU machine's runtime has no -good);
 //   - the registration cache: one registration per pooled texture, the hit rate printed;
 //   - ssim=true (a CPU feature reading host memory) makes the frames go through the download, with that reason.
 // GLX cannot be tested there (no X server with the vendor's GLX); tests/gl/test_gl_context covers the GLX check on
@@ -172,7 +173,8 @@ TEST(GstGlGpu, GltestsrcRgbaZeroCopyEqualsTheDownloadScoredOnTheCpu) {
   const std::string caps = "video/x-raw(memory:GLMemory),format=RGBA,width=1920,height=1080,framerate=25/1";
   auto launch = [&](const std::string& props) {
     return "gltestsrc num-buffers=60 pattern=mandelbrot ! " + caps + " ! tee name=t t. ! queue ! v.ref_sink " +
-           "t. ! queue ! gldownload ! videoconvert ! jpegenc quality=30 ! jpegdec ! glupload ! glcolorconvert ! " +
+           "t. ! queue ! gldownload ! videoscale ! video/x-raw,width=480,height=270 ! videoscale ! "
+           "video/x-raw,width=1920,height=1080 ! glupload ! glcolorconvert ! " +
            caps + " ! v.dist_sink vmafxhip name=v " + props + " ! fakesink";
   };
   GlRun gpu = run_gl_pipeline(launch("backend=hip vendor=" + g.vendor), with_display(g.display));
