@@ -15,6 +15,7 @@
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -177,8 +178,15 @@ TEST(GstGlGpu, GltestsrcRgbaZeroCopyEqualsTheDownloadScoredOnTheCpu) {
            "video/x-raw,width=1920,height=1080 ! glupload ! glcolorconvert ! " +
            caps + " ! v.dist_sink vmafxhip name=v " + props + " ! fakesink";
   };
+  const auto t0 = std::chrono::steady_clock::now();
   GlRun gpu = run_gl_pipeline(launch("backend=hip vendor=" + g.vendor), with_display(g.display));
+  const auto t1 = std::chrono::steady_clock::now();
   GlRun cpu = run_gl_pipeline(launch("backend=cpu"), with_display(g.display));
+  const auto t2 = std::chrono::steady_clock::now();
+  std::printf("wall time of the whole pipeline (60 frames incl. start-up, the scaled copy and its download/upload): "
+              "zero-copy + GPU %.0f ms, download + CPU %.0f ms\n",
+              std::chrono::duration<double, std::milli>(t1 - t0).count(),
+              std::chrono::duration<double, std::milli>(t2 - t1).count());
   ASSERT_TRUE(gpu.eos) << gpu.describe();
   ASSERT_TRUE(cpu.eos) << cpu.describe();
   std::printf("zero-copy run gl-stats %s\ndownload run gl-stats %s\n", stats_string(gpu).c_str(),
