@@ -3,9 +3,11 @@
 //
 // A frame's planes are on the device once (uploaded once through the pinned ring, or imported: dma-buf, GL), and
 // every feature of that frame reads the same planes (seed rule: one upload per plane per frame, shared by all
-// kernels). Everything is queued on the device's ONE library stream in this order per frame: the uploads, then for
-// each feature its accumulator clears (never before the uploads: seed ADR-1427), its kernels and an asynchronous
-// read-back of its integer sums into pinned host memory of the frame's slot; then one event for the slot. When the
+// kernels). Per frame, in this order: the uploads (host frames: on the device's upload stream, which the library
+// stream waits for; device-resident frames need none), then on the device's library stream, for each feature, its
+// accumulator clears (never before the uploads: seed ADR-1427), its kernels and an asynchronous read-back of its
+// integer sums into pinned host memory of the frame's slot; then one event for the slot. Producer memory is read only
+// on the library stream. When the
 // event has completed, finish() turns the read-back integers into scores on the host with the CPU reference's own
 // finishing functions, so GPU scores equal the CPU's bit for bit.
 //
