@@ -145,10 +145,11 @@ Status query_current_context(ContextInfo* out) {
 
 Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const std::string& no_device_reason) {
   const std::string dev = device ? device->describe() : "no GPU (" + no_device_reason + ")";
+  const std::string the_context = std::string("the ") + platform_name(ctx.platform) + " context's";
   if (ctx.platform == Platform::none)
     return {Errc::unsupported, "no GLX or EGL context is current on the GL thread; device: " + dev};
   if (ctx.software)
-    return {Errc::device_unavailable, "the GL context's renderer '" + ctx.renderer + "' (vendor '" + ctx.vendor +
+    return {Errc::device_unavailable, the_context + " renderer '" + ctx.renderer + "' (vendor '" + ctx.vendor +
                                           "') is a software renderer, not the GPU; device: " + dev +
                                           "; GL textures cannot be shared with the device"};
   if (!device)
@@ -157,7 +158,7 @@ Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const
   const Vendor gl_vendor = gl_vendor_of(ctx);
   if (gl_vendor != device->vendor)
     return {Errc::device_unavailable,
-            "the GL context's renderer '" + ctx.renderer + "' (vendor '" + ctx.vendor + "') is not driven by the " +
+            the_context + " renderer '" + ctx.renderer + "' (vendor '" + ctx.vendor + "') is not driven by the " +
                 vendor_name(device->vendor) + " driver of " + dev +
                 "; the runtime's GL interop takes contexts of its own GPU only"};
   if (device->vendor == Vendor::amd && ctx.platform != Platform::glx)
@@ -165,7 +166,7 @@ Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const
                                    ctx.renderer + "'); ROCm's HIP-GL interop takes GLX contexts only; device: " + dev};
   if (ctx.platform == Platform::egl && device->vendor == Vendor::nvidia && ctx.egl_cuda_device >= 0 &&
       ctx.egl_cuda_device != device->index)
-    return {Errc::device_unavailable, "the GL context's EGL device is CUDA device " +
+    return {Errc::device_unavailable, "the EGL context's device is CUDA device " +
                                           std::to_string(ctx.egl_cuda_device) + " (renderer '" + ctx.renderer +
                                           "'), not " + dev};
   return Status::ok();
