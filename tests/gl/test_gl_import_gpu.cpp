@@ -31,6 +31,8 @@
 
 #include "gl_test_context.h"
 #include "gpu_device.h"
+#include "hip/kernels/rgba_luma_impl.h"
+#include "hip/module.h"
 #include "support.h"
 #include "vmafx/gl.h"
 #include "vmafx/scorer.h"
@@ -282,6 +284,62 @@ TEST(GlImportGpu, TexturesLargerThanTheFrameAreReadFromTheirTopLeft) {
   std::vector<HostTex> tex = {random_tex(rng, TexelFormat::r8, 324, 242), random_tex(rng, TexelFormat::r8, 164, 122),
                               random_tex(rng, TexelFormat::r8, 164, 122)};
   check_layout_frame(g, kLayouts[0], tex, 321, 241, "padded textures");
+}
+
+// The kernel alone (no GL): rgba_luma_kernel over seeded edge-biased RGBA at odd, 1080p and 4K sizes, odd pitches,
+// every conversion, against the host function byte for byte. Runs wherever there is a device, GL or not.
+TEST(GlImportGpu, RgbaLumaKernelEqualsTheHostWithoutGl) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  hip::Module module;
+  ASSERT_OK(hip::Module::load(dev, "rgba_luma", &module));
+  hip::Kernel kernel;
+  ASSERT_OK(module.function("rgba_luma_kernel", &kernel));
+  std::printf("rgba_luma module: %s\n", module.origin().c_str());
+  const uint32_t sizes[][2] = {{1, 1}, {3, 7}, {65, 5}, {321, 241}, {1920, 1080}, {3840, 2160}};
+  const LumaConversion convs[] = {{RgbMatrix::bt601, RgbRange::full},
+                                  {RgbMatrix::bt601, RgbRange::limited},
+                                  {RgbMatrix::bt709, RgbRange::full},
+                                  {RgbMatrix::bt709, RgbRange::limited}};
+  uint32_t seed = 900;
+  for (const LumaConversion& c : convs) {
+    for (const auto& sz : sizes) {
+      std::mt19937 rng(++seed);
+      const uint32_t w = sz[0], h = sz[1];
+      HostTex t = random_tex(rng, TexelFormat::rgba8, w, h);
+      t.pitch = size_t(w) * 4 + 36;  // an odd-looking pitch (not a multiple of 64)
+      t.bytes.resize(t.pitch * h);
+      for (auto& b : t.bytes) b = (rng() & 7) == 0 ? 0 : (rng() & 7) == 1 ? 255 : uint8_t(rng());
+      const size_t lpitch = size_t(w) + 3;
+      std::vector<uint8_t> want(lpitch * h, 0);
+      ASSERT_OK(rgba_to_luma(t.bytes.data(), ptrdiff_t(t.pitch), w, h, c, want.data(), ptrdiff_t(lpitch)));
+      hip::DeviceBuffer src, dst;
+      ASSERT_OK(hip::DeviceBuffer::create(dev, t.bytes.size(), &src));
+      ASSERT_OK(hip::DeviceBuffer::create(dev, want.size(), &dst));
+      ASSERT_OK(dev->copy_async(hip::CopyKind::host_to_device, src.data(), t.bytes.data(), t.bytes.size()));
+      ASSERT_OK(dev->memset_d32_async(dst.data(), 0, want.size() / 4));
+      const RgbaLumaCoeffs k = rgba_luma_coeffs(c.matrix == RgbMatrix::bt709 ? RGBA_LUMA_BT709 : RGBA_LUMA_BT601,
+                                                c.range == RgbRange::limited ? RGBA_LUMA_LIMITED_RANGE
+                                                                             : RGBA_LUMA_FULL_RANGE);
+      const void* sp = src.data();
+      uint64_t spitch = t.pitch, dpitch = lpitch;
+      void* dp = dst.data();
+      uint32_t ww = w, hh = h, cr = k.cr, cg = k.cg, cb = k.cb, off = k.offset;
+      void* args[] = {&sp, &spitch, &dp, &dpitch, &ww, &hh, &cr, &cg, &cb, &off};
+      ASSERT_OK(dev->launch(kernel, {(w + RGBA_LUMA_THREADS_X - 1) / RGBA_LUMA_THREADS_X,
+                                     (h + RGBA_LUMA_THREADS_Y - 1) / RGBA_LUMA_THREADS_Y, 1},
+                            {RGBA_LUMA_THREADS_X, RGBA_LUMA_THREADS_Y, 1}, 0, args));
+      std::vector<uint8_t> got(want.size());
+      ASSERT_OK(dev->copy_async(hip::CopyKind::device_to_host, got.data(), dst.data(), got.size()));
+      ASSERT_OK(dev->synchronize());
+      for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+          ASSERT_EQ(got[y * lpitch + x], want[y * lpitch + x])
+              << "seed " << seed << " " << matrix_name(c.matrix) << "/" << range_name(c.range) << " " << w << "x"
+              << h << " at " << x << "," << y;
+    }
+  }
+  std::printf("rgba_luma_kernel equals the host on %zu planes\n",
+              sizeof convs / sizeof convs[0] * sizeof sizes / sizeof sizes[0]);
 }
 
 TEST(GlImportGpu, RgbaBecomesTheHostLuma) {
