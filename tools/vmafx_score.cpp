@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // vmafx-score: scores a reference/distorted pair of .yuv or .y4m files with the vmafx engine, with options modelled
 // on libvmaf's `vmaf` tool, and writes libvmaf's results files.
+#include <dlfcn.h>
 #include <getopt.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cmath>
 #include <condition_variable>
@@ -20,6 +22,7 @@
 #include "vmafx/model.h"
 #include "vmafx/output.h"
 #include "vmafx/scorer.h"
+#include "trace.h"
 #include "yuv_reader.h"
 
 using namespace vmafx;
@@ -96,8 +99,8 @@ class BufferPool {
 // Frames, the end of the input and read errors come out of next() in file order.
 class ReadAhead {
  public:
-  ReadAhead(tools::VideoReader& reader, BufferPool& pool, uint64_t limit, size_t ahead)
-      : reader_(reader), pool_(pool), limit_(limit), ahead_(ahead) {
+  ReadAhead(tools::VideoReader& reader, BufferPool& pool, uint64_t limit, size_t ahead, const char* name)
+      : reader_(reader), pool_(pool), limit_(limit), ahead_(ahead), name_(name) {
     thread_ = std::thread([this] { run(); });
   }
   ~ReadAhead() {
@@ -142,6 +145,11 @@ class ReadAhead {
       item.buf = pool_.get();
       item.status = reader_.read(item.buf.get(), &item.got);
       const bool last = !item.got || !item.status.is_ok();
+      if (item.got) frames_read_.fetch_add(1);
+      if (n == 0 && item.got) tools::trace::event("%s reader: first frame read", name_);
+      if (last)
+        tools::trace::event("%s reader: stops after %" PRIu64 " frames (%s)", name_, n,
+                            item.status.is_ok() ? "end of input" : item.status.message().c_str());
       {
         std::lock_guard<std::mutex> lk(mu_);
         queue_.push_back(std::move(item));
@@ -150,15 +158,22 @@ class ReadAhead {
       if (last) break;
       n++;
     }
+    if (limit_ && n >= limit_) tools::trace::event("%s reader: stops after %" PRIu64 " frames (--frame_cnt)", name_, n);
     std::lock_guard<std::mutex> lk(mu_);
     finished_ = true;
     cv_.notify_all();
   }
 
+ public:
+  uint64_t frames_read() const { return frames_read_.load(); }
+
+ private:
   tools::VideoReader& reader_;
   BufferPool& pool_;
   const uint64_t limit_;
   const size_t ahead_;
+  const char* name_;
+  std::atomic<uint64_t> frames_read_{0};
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;
@@ -210,9 +225,145 @@ bool parse_model(const std::string& arg, Options* o, std::string* err) {
   return true;
 }
 
+// Notices of the scorer (e.g. "no GPU: scoring on the CPU"), held while the scorer starts on its own thread and
+// printed once main() has it, so that stderr reads as when the scorer was created in main().
+class Notices {
+ public:
+  explicit Notices(bool quiet) : quiet_(quiet) {}
+  void post(const std::string& m) {
+    if (quiet_) return;
+    std::lock_guard<std::mutex> lk(mu_);
+    if (hold_) {
+      held_.push_back(m);
+      return;
+    }
+    std::fprintf(stderr, "vmafx-score: %s\n", m.c_str());
+  }
+  void release() {
+    std::lock_guard<std::mutex> lk(mu_);
+    hold_ = false;
+    for (const auto& m : held_) std::fprintf(stderr, "vmafx-score: %s\n", m.c_str());
+    held_.clear();
+  }
+
+ private:
+  const bool quiet_;
+  std::mutex mu_;
+  bool hold_ = true;
+  std::vector<std::string> held_;
+};
+
+// VMAFX_TRACE only: the CUDA driver's cuInit and the device's primary context, called here before the scorer so
+// that the trace shows them apart from the rest of the scorer's start-up (module loads, pinned and device
+// allocations). The engine's own calls then find both done: the same work, split for the record. Never fails: the
+// engine reports any problem itself.
+void trace_cuda_startup(int device) {
+  using Init = int (*)(unsigned);
+  using DeviceGet = int (*)(int*, int);
+  using Retain = int (*)(void**, int);
+  auto t = tools::trace::ms_since_start();
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    tools::trace::event("scorer thread: driver split: libcuda.so.1 not loadable, skipped");
+    return;
+  }
+  tools::trace::event("scorer thread: driver split: dlopen libcuda.so.1 took %.1f ms",
+                      tools::trace::ms_since_start() - t);
+  auto init = reinterpret_cast<Init>(dlsym(lib, "cuInit"));
+  auto get = reinterpret_cast<DeviceGet>(dlsym(lib, "cuDeviceGet"));
+  auto retain = reinterpret_cast<Retain>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+  if (!init || !get || !retain) return;
+  t = tools::trace::ms_since_start();
+  int rc = init(0);
+  tools::trace::event("scorer thread: driver split: cuInit rc=%d took %.1f ms", rc, tools::trace::ms_since_start() - t);
+  if (rc != 0) return;
+  int dev = 0;
+  if (get(&dev, device < 0 ? 0 : device) != 0) return;
+  void* ctx = nullptr;
+  t = tools::trace::ms_since_start();
+  rc = retain(&ctx, dev);  // left retained: the process ends with the context, as the engine's
+  tools::trace::event("scorer thread: driver split: cuDevicePrimaryCtxRetain(device %d) rc=%d took %.1f ms",
+                      device < 0 ? 0 : device, rc, tools::trace::ms_since_start() - t);
+}
+
+// Creates the scorer on its own thread from the moment the inputs' geometry is known, so that the GPU runtime's
+// start-up (driver, context, modules, pinned memory) overlaps skipping, mapping and prefetching the inputs. The
+// destructor joins the thread, so every way out of main() waits for it.
+class ScorerStartup {
+ public:
+  ScorerStartup(ScorerConfig cfg, VideoGeometry g) {
+    thread_ = std::thread([this, cfg = std::move(cfg), g] {
+      tools::trace::event("scorer thread: Scorer::create begin");
+      if (tools::trace::enabled() && cfg.backend != Backend::cpu &&
+          (cfg.vendor == Vendor::nvidia || cfg.vendor == Vendor::auto_select))
+        trace_cuda_startup(cfg.device_id);
+      status_ = Scorer::create(cfg, g, &scorer_);
+      if (status_)
+        tools::trace::event("scorer thread: Scorer::create end: %s", scorer_->backend_description().c_str());
+      else
+        tools::trace::event("scorer thread: Scorer::create failed: %s", status_.message().c_str());
+    });
+  }
+  ~ScorerStartup() {
+    if (thread_.joinable()) thread_.join();
+  }
+  ScorerStartup(const ScorerStartup&) = delete;
+  ScorerStartup& operator=(const ScorerStartup&) = delete;
+
+  Status wait(std::unique_ptr<Scorer>* out) {
+    if (thread_.joinable()) thread_.join();
+    *out = std::move(scorer_);
+    return status_;
+  }
+
+ private:
+  Status status_;
+  std::unique_ptr<Scorer> scorer_;
+  std::thread thread_;  // last: started once the members it writes exist
+};
+
+// One input: frames out of the mapping (with a prefetch ahead of the scorer) or read() into pooled buffers on a
+// read-ahead thread.
+struct Input {
+  const char* name = "";  // "ref" / "dist", for the trace
+  tools::VideoReader* reader = nullptr;
+  std::unique_ptr<BufferPool> pool;
+  std::unique_ptr<ReadAhead> read_ahead;
+  std::unique_ptr<tools::MappedPrefetch> prefetch;
+  bool mapped() const { return reader->mode() == tools::ReadMode::mmap; }
+
+  // The next frame: *data points at frame_size() bytes (inside the mapping, or in *buf for read()).
+  Status next(const uint8_t** data, std::unique_ptr<uint8_t[]>* buf, bool* got) {
+    if (mapped()) return reader->next_mapped(data, got);
+    Status s = read_ahead->next(buf, got);
+    *data = buf->get();
+    return s;
+  }
+  std::string progress() const {
+    if (mapped())
+      return std::string(name) + " prefetched " + std::to_string(prefetch->frames_done()) + " frames (" +
+             std::to_string(prefetch->bytes_done() >> 20) + " MB" +
+             (prefetch->populate_used() ? "" : ", without MADV_POPULATE_READ") + "), " +
+             std::to_string(prefetch->bytes_dropped() >> 20) + " MB of page-table entries dropped";
+    return std::string(name) + " read ahead " + std::to_string(read_ahead->frames_read()) + " frames";
+  }
+};
+
+// Prefetch helpers per mapped input (VMAFX_PREFETCH=N overrides, 0: none) and how far ahead they touch.
+constexpr unsigned kPrefetchThreads = 2;
+constexpr uint64_t kPrefetchWindow = uint64_t(1) << 30;
+
+unsigned prefetch_threads() {
+  const char* v = std::getenv("VMAFX_PREFETCH");
+  unsigned long n = kPrefetchThreads;
+  if (v && *v && parse_uint(v, &n)) return unsigned(std::min<unsigned long>(n, 16));
+  return kPrefetchThreads;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  tools::trace::event("main");
   Options o;
   enum {
     kXml = 1000, kJson, kCsv, kSub, kFeature, kSubsample, kThreads, kFrameCnt, kSkipRef, kSkipDist, kBackend,
@@ -297,12 +448,18 @@ int main(int argc, char** argv) {
     return fail("--reference and --distorted are required");
   }
 
+  tools::trace::event("options parsed");
+  tools::ReadMode read_mode;
+  if (Status s = tools::read_mode_from_env(&read_mode); !s) return fail(s.message());
+
   FormatInfo fmt;
   if (Status s = parse_pixel_format(o.pix_fmt, unsigned(o.bitdepth), &fmt); !s)
     return fail(s.message());
   tools::VideoReader ref, dist;
-  if (Status s = ref.open(o.ref, uint32_t(o.width), uint32_t(o.height), &fmt); !s) return fail(s.message());
-  if (Status s = dist.open(o.dist, uint32_t(o.width), uint32_t(o.height), &fmt); !s) return fail(s.message());
+  if (Status s = ref.open(o.ref, uint32_t(o.width), uint32_t(o.height), &fmt, read_mode); !s)
+    return fail(s.message());
+  if (Status s = dist.open(o.dist, uint32_t(o.width), uint32_t(o.height), &fmt, read_mode); !s)
+    return fail(s.message());
   if (ref.width() != dist.width() || ref.height() != dist.height())
     return fail("reference is " + std::to_string(ref.width()) + "x" + std::to_string(ref.height()) +
                 " but distorted is " + std::to_string(dist.width()) + "x" + std::to_string(dist.height()));
@@ -312,9 +469,14 @@ int main(int argc, char** argv) {
   if (ref.format().chroma != dist.format().chroma)
     return fail(std::string("reference chroma is ") + chroma_name(ref.format().chroma) + " but distorted is " +
                 chroma_name(dist.format().chroma));
-  if (Status s = ref.skip(o.skip_ref); !s) return fail(s.message());
-  if (Status s = dist.skip(o.skip_dist); !s) return fail(s.message());
+  for (const tools::VideoReader* r : {&ref, &dist})
+    tools::trace::event("input %s opened: %s%s%s, %" PRIu64 " bytes, %zu bytes a frame (luma %zu)",
+                        r->path().c_str(), tools::read_mode_name(r->mode()),
+                        r->mode() == tools::ReadMode::read ? ": " : "",
+                        r->mode() == tools::ReadMode::read ? r->mode_note().c_str() : "", r->file_size(),
+                        r->frame_size(), r->luma_size());
 
+  Notices notices(o.quiet);
   ScorerConfig cfg;
   cfg.model = o.no_prediction ? "" : o.model;
   if (!o.model_label.empty()) cfg.model_name = o.model_label;
@@ -327,25 +489,51 @@ int main(int argc, char** argv) {
   cfg.backend = o.backend;
   cfg.vendor = o.vendor;
   cfg.device_id = int(o.device);
-  cfg.on_notice = [&](const std::string& m) {
-    if (!o.quiet) std::fprintf(stderr, "vmafx-score: %s\n", m.c_str());
-  };
+  cfg.on_notice = [&notices](const std::string& m) { notices.post(m); };
   VideoGeometry g;
   g.width = ref.width();
   g.height = ref.height();
   g.bit_depth = ref.format().bit_depth;
   g.chroma = ref.format().chroma;
 
-  // Frame buffers return to these pools from the scorer's release callbacks: declared before the scorer, they
-  // outlive it on every path out of main.
-  BufferPool ref_pool(ref.frame_size()), dist_pool(dist.frame_size());
+  // Frame buffers of the read() path return to these pools from the scorer's release callbacks: declared before
+  // the scorer, they outlive it on every path out of main. The mappings live until the readers go, after the
+  // scorer; a mapped frame's release only lets the prefetch helpers drop its page-table entries.
+  Input in_ref, in_dist;
+  in_ref.name = "ref";
+  in_ref.reader = &ref;
+  in_dist.name = "dist";
+  in_dist.reader = &dist;
   std::unique_ptr<Scorer> scorer;
-  // The readers start before the scorer, so that files are read while the scorer starts up (on a GPU, the
-  // runtime's initialisation): up to 128 MB of frames ahead per input (8 to 64 frames).
+  // The scorer starts on its own thread now; errors keep their order (skipping first, then the scorer's).
+  ScorerStartup startup(cfg, g);
+  tools::trace::event("scorer thread started");
+  if (Status s = ref.skip(o.skip_ref); !s) return fail(s.message());
+  if (Status s = dist.skip(o.skip_dist); !s) return fail(s.message());
+
+  // Chroma is read by psnr only. A mapped input's prefetch touches the luma alone unless a psnr feature is asked for
+  // (corrected below once the scorer names its scores); the read() path reads every plane until then.
+  bool psnr_asked = false;
+  for (const auto& f : o.features) psnr_asked = psnr_asked || f.rfind("psnr", 0) == 0;
+  // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up.
   const size_t ahead = std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
-  ReadAhead ref_reader(ref, ref_pool, o.frame_cnt, ahead);
-  ReadAhead dist_reader(dist, dist_pool, o.frame_cnt, ahead);
-  if (Status s = Scorer::create(cfg, g, &scorer); !s) return fail(s.message());
+  const unsigned helpers = prefetch_threads();
+  for (Input* in : {&in_ref, &in_dist}) {
+    if (in->mapped()) {
+      in->reader->set_luma_only(!psnr_asked);
+      in->prefetch = std::make_unique<tools::MappedPrefetch>(*in->reader, o.frame_cnt, kPrefetchWindow, helpers);
+      tools::trace::event("%s prefetch started: %u threads, %" PRIu64 " MB window, %s", in->name, helpers,
+                          kPrefetchWindow >> 20, in->reader->luma_only() ? "luma only" : "whole frames");
+    } else {
+      in->pool = std::make_unique<BufferPool>(in->reader->frame_size());
+      in->read_ahead = std::make_unique<ReadAhead>(*in->reader, *in->pool, o.frame_cnt, ahead, in->name);
+      tools::trace::event("%s reader thread started: read(), up to %zu frames ahead", in->name, ahead);
+    }
+  }
+  tools::trace::event("waiting for the scorer");
+  if (Status s = startup.wait(&scorer); !s) return fail(s.message());
+  notices.release();
+  tools::trace::event("scorer ready; by now %s, %s", in_ref.progress().c_str(), in_dist.progress().c_str());
   const auto& names = scorer->score_names();
 
   auto print_frame = [&](const FrameScore& fs) {
@@ -363,13 +551,25 @@ int main(int argc, char** argv) {
   ref.set_luma_only(!reads_chroma);
   dist.set_luma_only(!reads_chroma);
 
+  bool first_scored = false;
+  auto take_scores = [&] {
+    FrameScore fs;
+    while (scorer->next(&fs)) {
+      if (!first_scored) {
+        first_scored = true;
+        tools::trace::event("first frame scored");
+      }
+      print_frame(fs);
+    }
+  };
   uint64_t n = 0;
   for (;;) {
     if (o.frame_cnt && n >= o.frame_cnt) break;
+    const uint8_t *rp = nullptr, *dp = nullptr;
     std::unique_ptr<uint8_t[]> rb, db;
     bool got_r = false, got_d = false;
-    if (Status s = ref_reader.next(&rb, &got_r); !s) return fail(s.message());
-    if (Status s = dist_reader.next(&db, &got_d); !s) return fail(s.message());
+    if (Status s = in_ref.next(&rp, &rb, &got_r); !s) return fail(s.message());
+    if (Status s = in_dist.next(&dp, &db, &got_d); !s) return fail(s.message());
     if (!got_r || !got_d) {
       if (got_r != got_d && !o.quiet)
         std::fprintf(stderr, "vmafx-score: %s ended before %s; scored %" PRIu64 " frames\n",
@@ -377,27 +577,38 @@ int main(int argc, char** argv) {
       break;
     }
     PictureView rv, dv;
-    if (Status s = make_picture_view(ref.format(), ref.width(), ref.height(), rb.get(), ref.frame_size(),
-                                     ref.layout(), ref.planes(), &rv); !s)
+    if (Status s = make_picture_view(ref.format(), ref.width(), ref.height(), rp, ref.frame_size(), ref.layout(),
+                                     ref.planes(), &rv); !s)
       return fail(s.message());
-    if (Status s = make_picture_view(dist.format(), dist.width(), dist.height(), db.get(), dist.frame_size(),
+    if (Status s = make_picture_view(dist.format(), dist.width(), dist.height(), dp, dist.frame_size(),
                                      dist.layout(), dist.planes(), &dv); !s)
       return fail(s.message());
-    uint8_t* rp = rb.release();
-    uint8_t* dp = db.release();
-    Status s = scorer->submit(rv, dv, int64_t(n), n, [&ref_pool, &dist_pool, rp, dp] {
-      ref_pool.put(std::unique_ptr<uint8_t[]>(rp));
-      dist_pool.put(std::unique_ptr<uint8_t[]>(dp));
-    });
+    // Read buffers go back to their pools once the scorer is done with them; a mapped frame tells its prefetch
+    // helpers that its page-table entries may go.
+    std::function<void()> release;
+    if (rb || db || in_ref.prefetch || in_dist.prefetch) {
+      uint8_t* r = rb.release();
+      uint8_t* d = db.release();
+      release = [&in_ref, &in_dist, r, d, rp, dp, n] {
+        if (r) in_ref.pool->put(std::unique_ptr<uint8_t[]>(r));
+        else if (in_ref.prefetch) in_ref.prefetch->released(n, rp, rp + in_ref.reader->frame_size());
+        if (d) in_dist.pool->put(std::unique_ptr<uint8_t[]>(d));
+        else if (in_dist.prefetch) in_dist.prefetch->released(n, dp, dp + in_dist.reader->frame_size());
+      };
+    }
+    Status s = scorer->submit(rv, dv, int64_t(n), n, std::move(release));
     if (!s) return fail(s.message());
+    if (n == 0) tools::trace::event("first frame submitted");
     n++;
-    FrameScore fs;
-    while (scorer->next(&fs)) print_frame(fs);
+    for (Input* in : {&in_ref, &in_dist})
+      if (in->prefetch) in->prefetch->consumed(n);
+    take_scores();
   }
   if (n == 0) return fail("no frames to score");
+  tools::trace::event("last frame submitted (%" PRIu64 " frames)", n);
   if (Status s = scorer->flush(); !s) return fail(s.message());
-  FrameScore fs;
-  while (scorer->next(&fs)) print_frame(fs);
+  tools::trace::event("flush done");
+  take_scores();
 
   const Collector& col = scorer->collector();
   if (!o.quiet) {
@@ -417,18 +628,24 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < col.columns(); i++) std::printf("%s: %f\n", col.name(i).c_str(), col.pool(i).mean);
     }
   }
+  tools::trace::event("results printed");
   if (!o.output.empty()) {
     ResultsInfo info;
     info.width = g.width;
     info.height = g.height;
     info.fps = scorer->fps();
     if (Status s = write_results(col, o.format, info, o.output); !s) return fail(s.message());
+    tools::trace::event("results written to %s", o.output.c_str());
   }
+  tools::trace::event("inputs: %s; %s", in_ref.progress().c_str(), in_dist.progress().c_str());
+  tools::trace::rusage_summary("resources");
   if (scorer->backend() == Backend::hip) {
     // Every result is out and every frame flushed: leave without tearing down the GPU context and its memory
     // (tens of milliseconds of a run of a few hundred frames); the system reclaims them.
+    tools::trace::event("exit: _Exit(0) without GPU teardown (the kernel still releases the context after this)");
     std::fflush(nullptr);
     std::_Exit(0);
   }
+  tools::trace::event("exit: return from main (scorer, prefetch and mappings torn down after this)");
   return 0;
 }

@@ -1,25 +1,130 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "yuv_reader.h"
 
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 #include <vector>
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22  // Linux 5.14
+#endif
+
 namespace vmafx::tools {
 
-VideoReader::~VideoReader() {
-  if (f_) std::fclose(f_);
-}
+namespace {
 
-static bool ends_with(const std::string& s, const char* suffix) {
+bool ends_with(const std::string& s, const char* suffix) {
   const size_t n = std::strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
 }
 
-Status VideoReader::open(const std::string& path, uint32_t width, uint32_t height, const FormatInfo* fmt) {
+// ---- SIGBUS on a mapping whose file shrank ----
+// A fixed table the handler can read without locks or allocation: the address range of each mapping and the line
+// to print when a fault lands in it.
+constexpr int kGuardSlots = 16;
+constexpr size_t kGuardMessage = 640;
+
+struct GuardSlot {
+  std::atomic<bool> used{false};
+  std::atomic<uintptr_t> begin{0}, end{0};
+  char message[kGuardMessage];
+  size_t length = 0;
+};
+
+GuardSlot g_guard[kGuardSlots];
+struct sigaction g_previous_sigbus;
+std::once_flag g_sigbus_installed;
+
+void on_sigbus(int sig, siginfo_t* info, void* context) {
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(info->si_addr);
+  for (const GuardSlot& g : g_guard) {
+    const uintptr_t b = g.begin.load(std::memory_order_acquire);
+    if (b && addr >= b && addr < g.end.load(std::memory_order_acquire)) {
+      ssize_t w = ::write(STDERR_FILENO, g.message, g.length);
+      (void)w;
+      _exit(1);
+    }
+  }
+  // Not ours: whatever was installed before, or the default action (the faulting access runs again and the
+  // restored disposition applies).
+  if ((g_previous_sigbus.sa_flags & SA_SIGINFO) && g_previous_sigbus.sa_sigaction) {
+    g_previous_sigbus.sa_sigaction(sig, info, context);
+  } else if (g_previous_sigbus.sa_handler != SIG_DFL && g_previous_sigbus.sa_handler != SIG_IGN) {
+    g_previous_sigbus.sa_handler(sig);
+  } else {
+    sigaction(SIGBUS, &g_previous_sigbus, nullptr);
+  }
+}
+
+// Registers [base, base + size) and returns its slot, or -1 when the table is full (the mapping then has no
+// message: a shrinking file would end the process with the default SIGBUS action).
+int guard_mapping(const void* base, uint64_t size, const std::string& path, uint64_t file_size) {
+  std::call_once(g_sigbus_installed, [] {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &g_previous_sigbus);
+  });
+  for (int i = 0; i < kGuardSlots; i++) {
+    bool expected = false;
+    if (!g_guard[i].used.compare_exchange_strong(expected, true)) continue;
+    GuardSlot& g = g_guard[i];
+    std::string msg = "vmafx-score: " + path + " shrank while being read (it had " + std::to_string(file_size) +
+                      " bytes when opened)\n";
+    if (msg.size() > kGuardMessage) msg = msg.substr(0, kGuardMessage - 1) + "\n";
+    std::memcpy(g.message, msg.data(), msg.size());
+    g.length = msg.size();
+    g.end.store(reinterpret_cast<uintptr_t>(base) + size, std::memory_order_release);
+    g.begin.store(reinterpret_cast<uintptr_t>(base), std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unguard_mapping(int slot) {
+  if (slot < 0) return;
+  g_guard[slot].begin.store(0, std::memory_order_release);
+  g_guard[slot].end.store(0, std::memory_order_release);
+  g_guard[slot].used.store(false, std::memory_order_release);
+}
+
+}  // namespace
+
+const char* read_mode_name(ReadMode m) { return m == ReadMode::mmap ? "mmap" : "read"; }
+
+Status read_mode_from_env(ReadMode* out) {
+  const char* v = std::getenv("VMAFX_READER");
+  if (!v || !*v || !std::strcmp(v, "mmap")) {
+    *out = ReadMode::mmap;
+  } else if (!std::strcmp(v, "read")) {
+    *out = ReadMode::read;
+  } else {
+    return {Errc::invalid_argument, std::string("VMAFX_READER must be read or mmap, not '") + v + "'"};
+  }
+  return Status::ok();
+}
+
+VideoReader::~VideoReader() {
+  if (map_) {
+    unguard_mapping(guard_slot_);
+    munmap(const_cast<uint8_t*>(map_), map_size_);
+  }
+  if (f_) std::fclose(f_);
+}
+
+Status VideoReader::open(const std::string& path, uint32_t width, uint32_t height, const FormatInfo* fmt,
+                         ReadMode want) {
   path_ = path;
   f_ = std::fopen(path.c_str(), "rb");
   if (!f_) return {Errc::io_error, "cannot open " + path + ": " + std::strerror(errno)};
@@ -43,6 +148,41 @@ Status VideoReader::open(const std::string& path, uint32_t width, uint32_t heigh
     fmt_ = *fmt;
   }
   n_planes_ = packed_layout(fmt_, width_, height_, layout_, &frame_size_);
+
+  mode_ = ReadMode::read;
+  if (want == ReadMode::read) {
+    mode_note_ = "VMAFX_READER=read";
+  } else if (!regular_file_) {
+    mode_note_ = "not a regular file";
+  } else {
+    const long pos = std::ftell(f_);  // after a .y4m header: where the first FRAME line starts
+    if (pos < 0) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
+    data_start_ = uint64_t(pos);
+    cursor_.pos = data_start_;
+    Status s = map_file(fileno(f_));
+    if (s) {
+      mode_ = ReadMode::mmap;
+      mode_note_ = "mmap";
+    } else {
+      mode_note_ = s.message();  // the read path still works
+    }
+  }
+  return Status::ok();
+}
+
+Status VideoReader::map_file(int fd) {
+  // Raw files: whole frames only (a partial last frame is never read, only measured). A .y4m file's FRAME lines
+  // may vary in length: the whole file as it was at open.
+  const uint64_t whole = frame_size_ ? (file_size_ - data_start_) / frame_size_ * frame_size_ : 0;
+  const uint64_t size = y4m_ ? file_size_ : data_start_ + whole;
+  if (size > uint64_t(SIZE_MAX)) return {Errc::unsupported, "mmap failed: file too large for the address space"};
+  if (size == 0) return Status::ok();  // nothing to map: locate() reports the end or the truncated frame
+  void* p = mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE, fd, 0);
+  if (p == MAP_FAILED) return {Errc::io_error, std::string("mmap failed: ") + std::strerror(errno)};
+  map_ = static_cast<const uint8_t*>(p);
+  map_size_ = size;
+  madvise(p, size_t(size), MADV_SEQUENTIAL);
+  guard_slot_ = guard_mapping(p, size, path_, file_size_);
   return Status::ok();
 }
 
@@ -76,18 +216,63 @@ Status VideoReader::parse_y4m_header() {
   return parse_pixel_format(base, depth, &fmt_).prepend(path_ + ": y4m colour space C" + chroma);
 }
 
+Status VideoReader::truncated_error(uint64_t index, uint64_t have) const {
+  return {Errc::truncated, path_ + ": frame " + std::to_string(index) + " is truncated (" + std::to_string(have) +
+                               " of " + std::to_string(frame_size_) + " bytes)"};
+}
+
 Status VideoReader::skip(uint64_t n) {
-  std::vector<uint8_t> tmp(frame_size_);
+  std::vector<uint8_t> tmp(mode_ == ReadMode::mmap ? 0 : frame_size_);
   for (uint64_t i = 0; i < n; i++) {
     bool got = false;
-    VMAFX_TRY(read(tmp.data(), &got));
+    if (mode_ == ReadMode::mmap) {
+      const uint8_t* frame = nullptr;
+      VMAFX_TRY(next_mapped(&frame, &got));
+    } else {
+      VMAFX_TRY(read(tmp.data(), &got));
+    }
     if (!got) return {Errc::truncated, path_ + " has fewer than " + std::to_string(n) + " frames to skip"};
   }
   return Status::ok();
 }
 
+// The rules of the read path below, on the mapping: a .y4m frame starts with a line of at most 255 bytes (what
+// fgets() into 256 bytes takes) that begins with FRAME; no line at all is the clean end; data cut short is truncated.
+Status VideoReader::locate(Cursor* c, const uint8_t** frame, bool* got) const {
+  *got = false;
+  *frame = nullptr;
+  uint64_t pos = c->pos;
+  if (pos >= file_size_) return Status::ok();
+  if (y4m_) {
+    const uint64_t max_line = std::min<uint64_t>(255, file_size_ - pos);
+    const uint8_t* line = map_ + pos;
+    const void* nl = std::memchr(line, '\n', size_t(max_line));
+    const uint64_t len = nl ? uint64_t(static_cast<const uint8_t*>(nl) - line) + 1 : max_line;
+    if (len < 5 || std::memcmp(line, "FRAME", 5) != 0)
+      return {Errc::unsupported, path_ + ": frame " + std::to_string(c->index) + " lacks its FRAME marker"};
+    pos += len;
+  }
+  const uint64_t have = file_size_ - pos;
+  if (have < frame_size_) return truncated_error(c->index, have);
+  *frame = map_ + pos;
+  c->pos = pos + frame_size_;
+  c->index++;
+  *got = true;
+  return Status::ok();
+}
+
+Status VideoReader::next_mapped(const uint8_t** frame, bool* got) { return locate(&cursor_, frame, got); }
+
 Status VideoReader::read(uint8_t* buf, bool* got) {
   *got = false;
+  // Luma only: the chroma planes follow the luma plane in the file (packed layout) and are skipped.
+  const size_t want = luma_only_.load() ? luma_size() : frame_size_;
+  if (mode_ == ReadMode::mmap) {
+    const uint8_t* frame = nullptr;
+    VMAFX_TRY(next_mapped(&frame, got));
+    if (*got) std::memcpy(buf, frame, want);
+    return Status::ok();
+  }
   if (y4m_) {
     char hdr[256];
     if (!std::fgets(hdr, sizeof hdr, f_)) {
@@ -97,8 +282,6 @@ Status VideoReader::read(uint8_t* buf, bool* got) {
     if (std::strncmp(hdr, "FRAME", 5) != 0)
       return {Errc::unsupported, path_ + ": frame " + std::to_string(frames_read_) + " lacks its FRAME marker"};
   }
-  // Luma only: the chroma planes follow the luma plane in the file (packed layout) and are skipped.
-  const size_t want = luma_only_.load() && n_planes_ > 1 ? layout_[1].offset : frame_size_;
   size_t n = std::fread(buf, 1, want, f_);
   if (n == 0 && !y4m_) {
     if (std::ferror(f_)) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
@@ -112,12 +295,143 @@ Status VideoReader::read(uint8_t* buf, bool* got) {
     const uint64_t end = uint64_t(pos) + (frame_size_ - want);
     n = end <= file_size_ ? frame_size_ : size_t(want + (file_size_ - uint64_t(pos)));
   }
-  if (n != frame_size_)
-    return {Errc::truncated, path_ + ": frame " + std::to_string(frames_read_) + " is truncated (" +
-                                 std::to_string(n) + " of " + std::to_string(frame_size_) + " bytes)"};
+  if (n != frame_size_) return truncated_error(frames_read_, n);
   frames_read_++;
   *got = true;
   return Status::ok();
+}
+
+// ---- MappedPrefetch ----
+
+namespace {
+constexpr uintptr_t kDropChunk = uintptr_t(64) << 20;
+
+uintptr_t page_size() {
+  static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096);
+  return page;
+}
+}  // namespace
+
+MappedPrefetch::MappedPrefetch(const VideoReader& reader, uint64_t limit, uint64_t window_bytes, unsigned threads)
+    : reader_(reader), limit_(limit), window_bytes_(window_bytes), cursor_(reader.cursor()) {
+  if (reader.mode() != ReadMode::mmap) return;
+  for (unsigned i = 0; i < threads; i++) threads_.emplace_back([this] { run(); });
+}
+
+MappedPrefetch::~MappedPrefetch() {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void MappedPrefetch::consumed(uint64_t frames) {
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    consumed_ = frames;
+    wake = waiting_ > 0 && !prefetch_over();  // a helper may wait for room in the window
+  }
+  if (wake) cv_.notify_all();
+}
+
+void MappedPrefetch::released(uint64_t index, const uint8_t* begin, const uint8_t* end) {
+  if (threads_.empty()) return;
+  bool wake = false;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (!drop_from_) drop_from_ = reinterpret_cast<uintptr_t>(begin) & ~(page_size() - 1);
+    if (index != next_release_) {
+      early_.emplace_back(index, reinterpret_cast<uintptr_t>(end));
+      return;
+    }
+    next_release_++;
+    release_end_ = reinterpret_cast<uintptr_t>(end);
+    for (bool more = !early_.empty(); more;) {
+      more = false;
+      for (size_t i = 0; i < early_.size(); i++) {
+        if (early_[i].first != next_release_) continue;
+        next_release_++;
+        release_end_ = early_[i].second;
+        early_.erase(early_.begin() + ptrdiff_t(i));
+        more = true;
+        break;
+      }
+    }
+    wake = drop_ready();
+  }
+  if (wake) cv_.notify_one();
+}
+
+bool MappedPrefetch::room() const {
+  const size_t per_frame = reader_.luma_only() ? reader_.luma_size() : reader_.frame_size();
+  const uint64_t ahead_max = std::max<uint64_t>(1, window_bytes_ / std::max<size_t>(per_frame, 1));
+  return taken_ < consumed_ || taken_ - consumed_ < ahead_max;
+}
+
+bool MappedPrefetch::drop_ready() const {
+  return drop_from_ && release_end_ > drop_from_ && release_end_ - drop_from_ >= kDropChunk;
+}
+
+void MappedPrefetch::run() {
+  for (;;) {
+    const uint8_t* frame = nullptr;
+    size_t bytes = 0;
+    uintptr_t drop_begin = 0, drop_end = 0;
+    {
+      std::unique_lock<std::mutex> lk(mu_);
+      waiting_++;
+      cv_.wait(lk, [&] { return stop_ || drop_ready() || (!prefetch_over() && room()); });
+      waiting_--;
+      if (stop_) return;
+      if (drop_ready()) {
+        // Whole pages only: the page holding the start of the next frame may still be read.
+        drop_begin = drop_from_;
+        drop_end = release_end_ & ~(page_size() - 1);
+        drop_from_ = drop_end;
+      } else {
+        // The next frame the consumer has not taken yet (frames it has taken are not worth touching).
+        while (!prefetch_over()) {
+          bool got = false;
+          if (!reader_.locate(&cursor_, &frame, &got).is_ok() || !got) {
+            end_ = true;
+            frame = nullptr;
+            break;
+          }
+          taken_++;
+          if (taken_ > consumed_) break;
+          frame = nullptr;
+        }
+        bytes = reader_.luma_only() ? reader_.luma_size() : reader_.frame_size();
+      }
+    }
+    if (drop_end > drop_begin) {
+      if (madvise(reinterpret_cast<void*>(drop_begin), drop_end - drop_begin, MADV_DONTNEED) == 0)
+        bytes_dropped_.fetch_add(drop_end - drop_begin);
+    } else if (frame) {
+      touch(frame, bytes);
+      frames_done_.fetch_add(1);
+      bytes_done_.fetch_add(bytes);
+    }
+  }
+}
+
+void MappedPrefetch::touch(const uint8_t* begin, size_t bytes) {
+  const uintptr_t page = page_size();
+  const uintptr_t b = reinterpret_cast<uintptr_t>(begin);
+  const uintptr_t e = b + bytes;
+  if (populate_ok_.load(std::memory_order_relaxed)) {
+    const uintptr_t a = b & ~(page - 1);
+    if (madvise(reinterpret_cast<void*>(a), e - a, MADV_POPULATE_READ) != 0 && errno == EINVAL)
+      populate_ok_.store(false);  // kernel older than 5.14: the reads below fault the pages in
+  }
+  // One read per page: page-table entries present and first-access costs paid here, not in the scorer's copy.
+  uint8_t acc = 0;
+  for (uintptr_t p = b; p < e; p = (p & ~(page - 1)) + page) acc ^= *reinterpret_cast<const volatile uint8_t*>(p);
+  static std::atomic<uint8_t> sink{0};
+  sink.fetch_xor(acc, std::memory_order_relaxed);
 }
 
 }  // namespace vmafx::tools
