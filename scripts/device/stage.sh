@@ -5,7 +5,7 @@
 #   build-gpudev/  release build, NVIDIA sm_90 kernels only
 #   .devrun/       stripped binaries + the batch scripts of scripts/device/
 #   .devdata/      ../shared's oracle clips, xz-compressed (unpacked there by .devdata/unpack.py), and their JSON
-# Usage: scripts/device/stage.sh engine|gst   (engine: GPU features, scorer, bench; gst: the element, dma-buf, GL)
+# Usage: scripts/device/stage.sh engine|gst|gl
 # Then run through the device tool, e.g. carry [".devrun", ".devdata"] and `bash .devrun/batch-engine.sh`, or
 # carry [".devrun", ".devdata", ".devcarry"] and `bash .devrun/batch-gst.sh` (.devcarry from
 # ../shared/device/prepare-runtime.sh).
@@ -18,19 +18,24 @@ if [ ! -f build-gpudev/build.ninja ]; then
 fi
 ninja -C build-gpudev
 rm -rf .devrun && mkdir -p .devrun
-if [ "$kind" = engine ]; then
-  bins="tests/gpu/test_hip_vif tests/gpu/test_hip_adm tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer
-        bench/bench-gpu tools/vmafx-score"
-  clips="a_ b_ c_ d_"
-else
-  bins="gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
-        tests/gl/test_gl_import_gpu tests/gl/test_gst_gl tools/vmafx-score bench/bench-cpu"
-  clips="b_ c_"
-fi
+case "$kind" in
+  engine)  # GPU features, pipeline, scorer, bench, CLI: no GStreamer, all clips
+    bins="tests/gpu/test_hip_vif tests/gpu/test_hip_adm tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer
+          bench/bench-gpu tools/vmafx-score"
+    clips="a_ b_ c_ d_" ;;
+  gst)     # the element on the GPU, dma-buf (engine and element), the CLI trace; needs .devcarry
+    bins="gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
+          tools/vmafx-score"
+    clips="b_ c_" ;;
+  gl)      # GL interop on EGL's device platform; needs .devcarry
+    bins="gst/libgstvmafxhip.so tests/gl/test_gl_import_gpu tests/gl/test_gst_gl_gpu tests/gl/test_gst_gl"
+    clips="c_" ;;
+  *) echo "usage: $0 engine|gst|gl" >&2; exit 2 ;;
+esac
 for b in $bins; do
   if [ -f "build-gpudev/$b" ]; then mkdir -p ".devrun/$(dirname "$b")"; strip -o ".devrun/$b" "build-gpudev/$b"; fi
 done
-cp scripts/device/batch-*.sh .devrun/
+cp scripts/device/batch-*.sh tests/gl/gpu_batch.sh .devrun/
 mkdir -p .devdata/testdata
 rm -f .devdata/testdata/*.xz
 for p in $clips; do
