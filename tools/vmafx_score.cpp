@@ -531,8 +531,9 @@ int main(int argc, char** argv) {
     }
   }
   tools::trace::event("waiting for the scorer");
-  if (Status s = startup.wait(&scorer); !s) return fail(s.message());
-  notices.release();
+  const Status created = startup.wait(&scorer);
+  notices.release();  // before any error, as when the scorer was created here
+  if (!created) return fail(created.message());
   tools::trace::event("scorer ready; by now %s, %s", in_ref.progress().c_str(), in_dist.progress().c_str());
   const auto& names = scorer->score_names();
 

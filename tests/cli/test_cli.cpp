@@ -429,6 +429,7 @@ TEST(CliMapped, FileShrinkingUnderTheMappingFailsCleanly) {
             std::string::npos)
       << out.substr(out.size() > 2000 ? out.size() - 2000 : 0);
   EXPECT_EQ(out.find("frame 479:"), std::string::npos) << "scored to the end of a file that shrank";
+  std::remove(big.c_str());
 }
 
 // VMAFX_TRACE=1: every phase on stderr in order; stdout as without it.
