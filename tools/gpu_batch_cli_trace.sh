@@ -8,13 +8,16 @@
 #   read        VMAFX_READER=read: read() into pooled buffers on a read-ahead thread (the previous behaviour)
 # Each traced run (VMAFX_TRACE=1) prints its phases with ms since start and the process's user/sys time; untraced
 # runs give the headline times. Targets: 1080p <= 0.353 s (850 fps), 4K <= 0.5 s (240 fps).
-# Run from the staged tree (as scripts/device/batch-upload-cli.sh): R is the build directory, D the test data.
+# Run from the root of the staged tree (scripts/device/stage.sh engine; carry .devrun and .devdata):
+#   bash tools/gpu_batch_cli_trace.sh        -> $OUT/cli_trace.txt
+# R is the build directory (stripped binaries), D the test data (unpacked here when still compressed).
 set -u
 R=${R:-.devrun}
 D=${D:-.devdata/testdata}
 OUT=${OUT:-/tmp}
 B=$R/tools/vmafx-score
 START=$(date +%s)
+if [ ! -s $D/d_1920x1080_8b_ref.yuv ] && [ -f .devdata/unpack.py ]; then python3 .devdata/unpack.py .devdata; fi
 if [ ! -s /tmp/d1080_ref.yuv ] || [ ! -s /tmp/d1080_x264crf35.yuv ]; then
   for s in ref x264crf35; do
     for i in $(seq 38); do cat $D/d_1920x1080_8b_$s.yuv; done | head -c $((3110400 * 300)) > /tmp/d1080_$s.yuv
