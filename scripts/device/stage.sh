@@ -21,7 +21,7 @@ rm -rf .devrun && mkdir -p .devrun
 case "$kind" in
   engine)  # GPU features, pipeline, scorer, bench, CLI: no GStreamer, all clips
     bins="tests/gpu/test_hip_vif tests/gpu/test_hip_adm tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer
-          bench/bench-gpu tools/vmafx-score"
+          tests/gpu/test_hip_dmabuf bench/bench-gpu bench/bench-cpu tools/vmafx-score"
     clips="a_ b_ c_ d_" ;;
   gst)     # the element on the GPU, dma-buf (engine and element), the CLI trace; needs .devcarry
     bins="gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
