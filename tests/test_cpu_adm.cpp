@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "assert_ok.h"
 #include "cpu/adm.h"
 #include "cpu/plane.h"
 #include "support.h"
@@ -43,48 +43,14 @@ double output(const cpu::AdmScores& s, int k) {
   }
 }
 
-FormatInfo planar_format(unsigned bpc) {
-  FormatInfo f;
-  EXPECT_TRUE(parse_pixel_format("420", bpc, &f).is_ok());
-  return f;
-}
-
-struct Clips {
-  test::YuvClip ref, dist;
-};
-
-::testing::AssertionResult open_clips(const Pair& p, Clips* out) {
-  const FormatInfo fmt = planar_format(p.bpc);
-  Status s = out->ref.open(p.ref_path(), p.width, p.height, fmt);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  s = out->dist.open(p.dist_path(), p.width, p.height, fmt);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  if (out->ref.frames() == 0 || out->ref.frames() != out->dist.frames())
-    return ::testing::AssertionFailure() << p.prefix << ": " << out->ref.frames() << " ref frames, "
-                                         << out->dist.frames() << " dist frames";
-  return ::testing::AssertionSuccess();
-}
-
-::testing::AssertionResult open_oracle(const Pair& p, const std::string& model, size_t frames, test::Oracle* o) {
-  Status s = test::load_oracle(p.oracle_path(model), o);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  if (o->frames.size() != frames)
-    return ::testing::AssertionFailure() << p.oracle_path(model) << " has " << o->frames.size() << " frames, clip "
-                                         << frames;
-  for (size_t i = 0; i < frames; i++)
-    if (o->frame_num[i] != i)
-      return ::testing::AssertionFailure() << "oracle entry " << i << " is frame " << o->frame_num[i];
-  return ::testing::AssertionSuccess();
-}
-
 // Scores every frame of a pair and compares the seven outputs (names + suffix) with the oracle; prints the largest
 // difference per output.
 void expect_pair_matches(const Pair& p, const std::string& model, const cpu::AdmOptions& opt,
                          const std::string& suffix) {
-  Clips c;
-  ASSERT_TRUE(open_clips(p, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(p, &c));
   test::Oracle o;
-  ASSERT_TRUE(open_oracle(p, model, c.ref.frames(), &o));
+  ASSERT_OK(test::load_pair_oracle(p, model, c.ref.frames(), &o));
   cpu::Adm adm;
   ASSERT_TRUE(adm.init(p.width, p.height, p.bpc, opt).is_ok());
   double max_diff[7] = {0, 0, 0, 0, 0, 0, 0};
@@ -115,12 +81,7 @@ TEST_P(AdmPublicPair, MatchesLibvmafJsonEveryFrame) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Oracle, AdmPublicPair, ::testing::ValuesIn(test::public_pairs()),
-                         [](const ::testing::TestParamInfo<Pair>& i) {
-                           std::string n = i.param.prefix + "_" + i.param.distorted;
-                           auto odd = [](char ch) { return !std::isalnum(static_cast<unsigned char>(ch)); };
-                           std::replace_if(n.begin(), n.end(), odd, '_');
-                           return n;
-                         });
+                         [](const ::testing::TestParamInfo<Pair>& i) { return i.param.test_name(); });
 
 TEST(CpuAdm, GainLimitOneMatchesNegModelJson) {
   unsigned n = 0;
@@ -279,20 +240,13 @@ void expect_same_scores(const cpu::AdmScores& a, const cpu::AdmScores& b, const 
   }
 }
 
-const Pair* find_pair(const char* prefix) {
-  static const std::vector<Pair> pairs = test::public_pairs();
-  for (const Pair& p : pairs)
-    if (p.prefix.rfind(prefix, 0) == 0) return &p;
-  return nullptr;
-}
-
 // Pair b rebuilt as P010 (NV12 layout, the 10-bit sample in the high bits of each word) and read through a
 // PictureView: the shift is applied on the read and the scores equal the planar 10-bit ones.
 TEST(CpuAdm, P010WordsScoreLikePlanar10Bit) {
-  const Pair* p = find_pair("b_");
+  const Pair* p = test::find_public_pair("b_");
   ASSERT_NE(p, nullptr);
-  Clips c;
-  ASSERT_TRUE(open_clips(*p, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(*p, &c));
   FormatInfo p010;
   ASSERT_TRUE(parse_pixel_format("p010", 10, &p010).is_ok());
   PlaneLayout layout[3];
@@ -328,10 +282,10 @@ TEST(CpuAdm, P010WordsScoreLikePlanar10Bit) {
 
 // Rows far apart (padded stride) and samples two apart (interleaved with other data) are read in place.
 TEST(CpuAdm, PaddedAndInterleavedRowsReadInPlace) {
-  const Pair* p = find_pair("c_");
+  const Pair* p = test::find_public_pair("c_");
   ASSERT_NE(p, nullptr);
-  Clips c;
-  ASSERT_TRUE(open_clips(*p, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(*p, &c));
   const cpu::Plane r0 = cpu::luma_plane(c.ref.frame(5)), d0 = cpu::luma_plane(c.dist.frame(5));
   auto spread = [](const cpu::Plane& src, std::vector<uint8_t>* mem) {
     const ptrdiff_t stride = ptrdiff_t(src.w) * 2 + 37;
@@ -426,10 +380,10 @@ cpu::AdmScores run_stages(const cpu::Plane& ref, const cpu::Plane& dist, const c
 }
 
 TEST(CpuAdm, StagesComposeToCompute) {
-  const Pair* p = find_pair("c_");
+  const Pair* p = test::find_public_pair("c_");
   ASSERT_NE(p, nullptr);
-  Clips c;
-  ASSERT_TRUE(open_clips(*p, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(*p, &c));
   for (double gain : {100.0, 1.0}) {
     cpu::AdmOptions opt;
     opt.enhn_gain_limit = gain;

@@ -4,13 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "assert_ok.h"
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
@@ -28,31 +28,14 @@ constexpr double kPrinted = 5e-7 + 1e-12;
 constexpr double kPsnrTol = 1e-4;
 constexpr double kSsimTol = 1e-5;
 
-FormatInfo planar_format(unsigned bpc) {
-  FormatInfo f;
-  EXPECT_TRUE(parse_pixel_format("420", bpc, &f).is_ok());
-  return f;
-}
-
-struct LoadedPair {
-  test::YuvClip ref, dist;
+// A public pair's clips and its libvmaf JSON (default model).
+struct LoadedPair : test::PairClips {
   test::Oracle oracle;
 };
 
-::testing::AssertionResult load_pair(const Pair& p, LoadedPair* out) {
-  const FormatInfo fmt = planar_format(p.bpc);
-  Status s = out->ref.open(p.ref_path(), p.width, p.height, fmt);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  s = out->dist.open(p.dist_path(), p.width, p.height, fmt);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  s = test::load_oracle(p.oracle_path("vmaf_v0.6.1"), &out->oracle);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  if (out->ref.frames() != out->dist.frames() || out->oracle.frames.size() != out->ref.frames())
-    return ::testing::AssertionFailure() << p.prefix << ": " << out->ref.frames() << " ref frames, "
-                                         << out->dist.frames() << " dist frames, " << out->oracle.frames.size()
-                                         << " oracle frames";
-  if (out->ref.frames() == 0) return ::testing::AssertionFailure() << p.prefix << ": no frames";
-  return ::testing::AssertionSuccess();
+Status load_pair(const Pair& p, LoadedPair* out) {
+  VMAFX_TRY(test::open_pair_clips(p, out));
+  return test::load_pair_oracle(p, "vmaf_v0.6.1", out->ref.frames(), &out->oracle);
 }
 
 double metric(const test::Oracle& o, size_t frame, const char* name) {
@@ -67,7 +50,7 @@ class OraclePairs : public ::testing::TestWithParam<Pair> {};
 TEST_P(OraclePairs, PsnrMatchesLibvmafFrameByFrame) {
   const Pair p = GetParam();
   LoadedPair lp;
-  ASSERT_TRUE(load_pair(p, &lp));
+  ASSERT_OK(load_pair(p, &lp));
   double max_diff[3] = {0, 0, 0};
   const char* names[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
   for (size_t i = 0; i < lp.ref.frames(); i++) {
@@ -90,7 +73,7 @@ TEST_P(OraclePairs, PsnrMatchesLibvmafFrameByFrame) {
 TEST_P(OraclePairs, SsimAndMsSsimMatchLibvmafFrameByFrame) {
   const Pair p = GetParam();
   LoadedPair lp;
-  ASSERT_TRUE(load_pair(p, &lp));
+  ASSERT_OK(load_pair(p, &lp));
   cpu::Ssim ssim;
   cpu::MsSsim ms;
   ASSERT_TRUE(ssim.init(p.width, p.height, p.bpc).is_ok());
@@ -116,19 +99,7 @@ TEST_P(OraclePairs, SsimAndMsSsimMatchLibvmafFrameByFrame) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PublicPairs, OraclePairs, ::testing::ValuesIn(test::public_pairs()),
-                         [](const ::testing::TestParamInfo<Pair>& info) {
-                           std::string n = info.param.prefix + "_" + info.param.distorted;
-                           for (char& c : n)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return n;
-                         });
-
-const Pair* find_pair(const char* prefix) {
-  static const std::vector<Pair> pairs = test::public_pairs();
-  for (const Pair& p : pairs)
-    if (p.prefix == prefix) return &p;
-  return nullptr;
-}
+                         [](const ::testing::TestParamInfo<Pair>& i) { return i.param.test_name(); });
 
 // Semi-planar copy of a planar 4:2:0 frame: Y, then CbCr interleaved; 16-bit words shifted left by `shift`
 // (P010: 6). Rows get `pad` extra bytes so the strides differ from the packed layout.
@@ -219,10 +190,10 @@ void expect_same_scores(const PictureView& r0, const PictureView& d0, const Pict
 TEST(PsnrSsimLayouts, Nv12InterleavedChromaGivesIdenticalScores) {
   for (const char* prefix : {"a_576x324_8b", "c_321x241_8b"}) {
     SCOPED_TRACE(prefix);
-    const Pair* p = find_pair(prefix);
+    const Pair* p = test::find_public_pair(prefix);
     ASSERT_NE(p, nullptr);
     LoadedPair lp;
-    ASSERT_TRUE(load_pair(*p, &lp));
+    ASSERT_OK(load_pair(*p, &lp));
     for (size_t i : {size_t(0), lp.ref.frames() - 1}) {
       const PictureView r = lp.ref.frame(i), d = lp.dist.frame(i);
       SemiPlanar rs = to_semi_planar(r, PixelFormat::nv12, 0, 8);
@@ -234,10 +205,10 @@ TEST(PsnrSsimLayouts, Nv12InterleavedChromaGivesIdenticalScores) {
 }
 
 TEST(PsnrSsimLayouts, P010ShiftedWordsGiveIdenticalScores) {
-  const Pair* p = find_pair("b_576x324_10b");
+  const Pair* p = test::find_public_pair("b_576x324_10b");
   ASSERT_NE(p, nullptr);
   LoadedPair lp;
-  ASSERT_TRUE(load_pair(*p, &lp));
+  ASSERT_OK(load_pair(*p, &lp));
   for (size_t i : {size_t(0), lp.ref.frames() - 1}) {
     const PictureView r = lp.ref.frame(i), d = lp.dist.frame(i);
     SemiPlanar rs = to_semi_planar(r, PixelFormat::p010, 6, 4);
@@ -254,10 +225,10 @@ TEST(PsnrSsimLayouts, P010ShiftedWordsGiveIdenticalScores) {
 }
 
 TEST(PsnrSsimLayouts, OddSizeUsesFloorChromaPlanes) {
-  const Pair* p = find_pair("c_321x241_8b");
+  const Pair* p = test::find_public_pair("c_321x241_8b");
   ASSERT_NE(p, nullptr);
   LoadedPair lp;
-  ASSERT_TRUE(load_pair(*p, &lp));
+  ASSERT_OK(load_pair(*p, &lp));
   const PictureView r = lp.ref.frame(0), d = lp.dist.frame(0);
   const cpu::Plane cb_r = cpu::chroma_plane(r, 1), cb_d = cpu::chroma_plane(d, 1);
   EXPECT_EQ(cb_r.w, 160u);
@@ -276,10 +247,10 @@ TEST(PsnrSsimLayouts, OddSizeUsesFloorChromaPlanes) {
 }
 
 TEST(PsnrSsimLayouts, Gray400GivesLumaOnly) {
-  const Pair* p = find_pair("a_576x324_8b");
+  const Pair* p = test::find_public_pair("a_576x324_8b");
   ASSERT_NE(p, nullptr);
   LoadedPair lp;
-  ASSERT_TRUE(load_pair(*p, &lp));
+  ASSERT_OK(load_pair(*p, &lp));
   PictureView r = lp.ref.frame(3), d = lp.dist.frame(3);
   r.chroma = d.chroma = Chroma::k400;
   r.planes[1] = r.planes[2] = d.planes[1] = d.planes[2] = PlaneView{};  // chroma must not be touched
@@ -326,10 +297,10 @@ TEST(PsnrFormula, EightBitRowsWrapLikeLibvmaf) {
 }
 
 TEST(PsnrSsimLimits, RejectsBadInput) {
-  const Pair* p = find_pair("a_576x324_8b");
+  const Pair* p = test::find_public_pair("a_576x324_8b");
   ASSERT_NE(p, nullptr);
   LoadedPair lp;
-  ASSERT_TRUE(load_pair(*p, &lp));
+  ASSERT_OK(load_pair(*p, &lp));
   const PictureView r = lp.ref.frame(0);
   PictureView d = lp.dist.frame(0);
   cpu::PsnrScores s;

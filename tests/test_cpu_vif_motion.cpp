@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "assert_ok.h"
 #include "cpu/motion.h"
 #include "cpu/plane.h"
 #include "cpu/vif.h"
@@ -32,39 +32,6 @@ using test::Pair;
 constexpr double kTol = 2e-6;
 constexpr double kPrinted = 5e-7 + 1e-12;
 
-FormatInfo planar_format(unsigned bpc) {
-  FormatInfo f;
-  EXPECT_TRUE(parse_pixel_format("420", bpc, &f).is_ok());
-  return f;
-}
-
-struct Clips {
-  test::YuvClip ref, dist;
-};
-
-::testing::AssertionResult open_clips(const Pair& p, Clips* out) {
-  const FormatInfo fmt = planar_format(p.bpc);
-  Status s = out->ref.open(p.ref_path(), p.width, p.height, fmt);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  s = out->dist.open(p.dist_path(), p.width, p.height, fmt);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  if (out->ref.frames() == 0 || out->ref.frames() != out->dist.frames())
-    return ::testing::AssertionFailure() << p.prefix << ": " << out->ref.frames() << " ref frames, "
-                                         << out->dist.frames() << " dist frames";
-  return ::testing::AssertionSuccess();
-}
-
-::testing::AssertionResult open_oracle(const Pair& p, const std::string& model, size_t frames, test::Oracle* o) {
-  Status s = test::load_oracle(p.oracle_path(model), o);
-  if (!s) return ::testing::AssertionFailure() << s.to_string();
-  if (o->frames.size() != frames)
-    return ::testing::AssertionFailure() << p.oracle_path(model) << " has " << o->frames.size() << " frames, clip "
-                                         << frames;
-  for (size_t i = 0; i < frames; i++)
-    if (o->frame_num[i] != i) return ::testing::AssertionFailure() << "oracle entry " << i << " is frame " << o->frame_num[i];
-  return ::testing::AssertionSuccess();
-}
-
 double metric(const test::Oracle& o, size_t frame, const std::string& name) {
   const auto& m = o.frames.at(frame);
   auto it = m.find(name);
@@ -80,7 +47,7 @@ struct ClipScores {
   std::vector<cpu::MotionOut> motion;
 };
 
-::testing::AssertionResult score_clips(const Clips& c, double egl, ClipScores* out) {
+::testing::AssertionResult score_clips(const test::PairClips& c, double egl, ClipScores* out) {
   const PictureView first = c.ref.frame(0);
   cpu::Vif vif;
   cpu::VifOptions opts;
@@ -115,23 +82,16 @@ struct ClipScores {
   return ::testing::AssertionSuccess();
 }
 
-std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
-  std::string n = info.param.prefix + "_" + info.param.distorted;
-  for (char& ch : n)
-    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return n;
-}
-
 // ---- every public pair against <dist>.vmaf_v0.6.1.json -----------------------------------------------------------
 
 class OraclePairs : public ::testing::TestWithParam<Pair> {};
 
 TEST_P(OraclePairs, VifAndMotionMatchLibvmafFrameByFrame) {
   const Pair p = GetParam();
-  Clips c;
-  ASSERT_TRUE(open_clips(p, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(p, &c));
   test::Oracle o;
-  ASSERT_TRUE(open_oracle(p, "vmaf_v0.6.1", c.ref.frames(), &o));
+  ASSERT_OK(test::load_pair_oracle(p, "vmaf_v0.6.1", c.ref.frames(), &o));
   ClipScores sc;
   ASSERT_TRUE(score_clips(c, cpu::kVifDefaultEnhnGainLimit, &sc));
 
@@ -159,7 +119,8 @@ TEST_P(OraclePairs, VifAndMotionMatchLibvmafFrameByFrame) {
   std::printf("\n");
 }
 
-INSTANTIATE_TEST_SUITE_P(PublicPairs, OraclePairs, ::testing::ValuesIn(test::public_pairs()), pair_name);
+INSTANTIATE_TEST_SUITE_P(PublicPairs, OraclePairs, ::testing::ValuesIn(test::public_pairs()),
+                         [](const ::testing::TestParamInfo<Pair>& i) { return i.param.test_name(); });
 
 TEST(CpuVifMotion, CoversOddSizeAndTenBitPairs) {
   // The oracle suite above must include pair c (odd size) and pair b (10-bit); guard against a shrunken list.
@@ -180,10 +141,10 @@ TEST(CpuVifMotion, GainLimitOneMatchesNegModelOracle) {
     if (p.prefix.rfind("a_", 0) != 0) continue;  // the neg oracles exist for pair a
     SCOPED_TRACE(p.prefix + "_" + p.distorted);
     ++pairs;
-    Clips c;
-    ASSERT_TRUE(open_clips(p, &c));
+    test::PairClips c;
+    ASSERT_OK(test::open_pair_clips(p, &c));
     test::Oracle neg;
-    ASSERT_TRUE(open_oracle(p, "vmaf_v0.6.1neg", c.ref.frames(), &neg));
+    ASSERT_OK(test::load_pair_oracle(p, "vmaf_v0.6.1neg", c.ref.frames(), &neg));
     ClipScores egl1, dflt;
     ASSERT_TRUE(score_clips(c, 1.0, &egl1));
     ASSERT_TRUE(score_clips(c, cpu::kVifDefaultEnhnGainLimit, &dflt));
@@ -218,8 +179,8 @@ TEST(CpuVifMotion, P010ShiftedInputMatchesPlanar) {
   for (const Pair& p : test::public_pairs())
     if (p.bpc == 10) b = p;
   ASSERT_EQ(b.bpc, 10u);
-  Clips c;
-  ASSERT_TRUE(open_clips(b, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(b, &c));
   const uint32_t w = b.width, h = b.height;
   const ptrdiff_t stride = ptrdiff_t(w) * 2 + 64;
   auto to_p010 = [&](const PictureView& v, std::vector<uint8_t>* buf) {
@@ -268,8 +229,8 @@ TEST(CpuVifMotion, P010ShiftedInputMatchesPlanar) {
 TEST(CpuVifMotion, StrideAndWordLayoutsMatchPackedBytes) {
   const Pair c_pair = test::public_pairs().at(3);
   ASSERT_EQ(c_pair.prefix, "c_321x241_8b");
-  Clips c;
-  ASSERT_TRUE(open_clips(c_pair, &c));
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(c_pair, &c));
   const uint32_t w = c_pair.width, h = c_pair.height;
   const cpu::Plane ref = cpu::luma_plane(c.ref.frame(5)), dist = cpu::luma_plane(c.dist.frame(5));
   std::vector<uint8_t> rpad(size_t(w + 13) * h, 7), dpad(size_t(w + 13) * h, 7);
@@ -315,8 +276,8 @@ TEST(CpuVifMotion, StageFunctionsReproduceCompute) {
     const Pair& p = pairs.at(pi);
     SCOPED_TRACE(p.prefix);
     ASSERT_TRUE(pi == 2 ? p.bpc == 10 : p.width % 2 == 1);
-    Clips c;
-    ASSERT_TRUE(open_clips(p, &c));
+    test::PairClips c;
+    ASSERT_OK(test::open_pair_clips(p, &c));
     const cpu::Plane ref = cpu::luma_plane(c.ref.frame(1)), dist = cpu::luma_plane(c.dist.frame(1));
     cpu::Vif vif;
     ASSERT_TRUE(vif.init(p.width, p.height, p.bpc, {}).is_ok());
@@ -399,8 +360,8 @@ TEST(CpuVifMotion, MotionPostMatchesLibvmafOnShortStreams) {
   for (const Case& k : cases) {
     const Pair& p = pairs.at(k.pair);
     SCOPED_TRACE(p.prefix + " cut to " + std::to_string(k.frames) + " frames");
-    Clips c;
-    ASSERT_TRUE(open_clips(p, &c));
+    test::PairClips c;
+    ASSERT_OK(test::open_pair_clips(p, &c));
     std::vector<int32_t> row(p.width);
     cpu::MotionPost post;
     std::vector<cpu::MotionOut> out;

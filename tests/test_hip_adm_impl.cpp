@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "adm_test_util.h"  // tests/gpu: inputs, CPU stage reference, comparisons (shared with the GPU test)
+#include "assert_ok.h"
 #include "cpu/adm.h"
 #include "cpu/plane.h"
 #include "hip/adm_gpu.h"
@@ -329,17 +330,11 @@ TEST(HipAdmImpl, OracleClipsThroughTheEmulatedKernel) {
                           "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3"};
   double max_diff[7] = {0, 0, 0, 0, 0, 0, 0};
   int frames = 0;
-  std::string checked, absent;
-  for (const auto& pair : test::public_pairs()) {
-    if (!test::file_exists(pair.ref_path()) || !test::file_exists(pair.dist_path())) {
-      absent += " " + pair.prefix + "_" + pair.distorted;
-      continue;
-    }
-    FormatInfo fmt;
-    ASSERT_TRUE(parse_pixel_format("420", pair.bpc, &fmt).is_ok());
-    test::YuvClip ref, dist;
-    ASSERT_TRUE(ref.open(pair.ref_path(), pair.width, pair.height, fmt).is_ok());
-    ASSERT_TRUE(dist.open(pair.dist_path(), pair.width, pair.height, fmt).is_ok());
+  std::vector<std::string> checked, absent;
+  for (const auto& pair : test::present_pairs(&absent)) {
+    test::PairClips clips;
+    ASSERT_OK(test::open_pair_clips(pair, &clips));
+    const test::YuvClip &ref = clips.ref, &dist = clips.dist;
     struct Model {
       const char* oracle;
       const char* suffix;
@@ -385,11 +380,10 @@ TEST(HipAdmImpl, OracleClipsThroughTheEmulatedKernel) {
         }
         ++frames;
       }
-      checked += " " + pair.prefix + "_" + pair.distorted + "(" + m.oracle + ")";
+      checked.push_back(pair.name() + "(" + m.oracle + ")");
     }
   }
-  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", checked.c_str(),
-              absent.empty() ? " none" : absent.c_str());
+  test::print_pair_coverage(checked, absent);
   ASSERT_FALSE(checked.empty()) << "no oracle clip under " << test::shared_testdata_dir();
   std::printf("%d oracle frames through the emulated kernel bit-exact with cpu::Adm; max |emulated - libvmaf JSON|:",
               frames);

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "assert_ok.h"
 #include "adm_test_util.h"
 #include "cpu/adm.h"
 #include "cpu/plane.h"
@@ -33,12 +34,6 @@ namespace vmafx::hip {
 namespace {
 
 using namespace adm_test;  // NOLINT: the shared test vocabulary
-
-#define ASSERT_OK(expr)                                         \
-  do {                                                          \
-    ::vmafx::Status s_ = (expr);                                \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
-  } while (0)
 
 // A host picture on the device: the same bytes per row, `extra` more bytes of pitch (odd for some), the first sample
 // at the host picture's offset from an aligned base (odd addresses stay odd).
@@ -359,16 +354,10 @@ TEST(HipAdm, OracleClipsMatchCpuAndLibvmaf) {
   double max_diff[7] = {0, 0, 0, 0, 0, 0, 0};
   size_t frames = 0;
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::public_pairs()) {
-    if (!vmafx::test::file_exists(pair.ref_path()) || !vmafx::test::file_exists(pair.dist_path())) {
-      absent.push_back(pair.prefix + "_" + pair.distorted);
-      continue;
-    }
-    FormatInfo fmt;
-    ASSERT_OK(parse_pixel_format("420", pair.bpc, &fmt));
-    vmafx::test::YuvClip ref, dist;
-    ASSERT_OK(ref.open(pair.ref_path(), pair.width, pair.height, fmt));
-    ASSERT_OK(dist.open(pair.dist_path(), pair.width, pair.height, fmt));
+  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+    vmafx::test::PairClips clips;
+    ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
+    const vmafx::test::YuvClip &ref = clips.ref, &dist = clips.dist;
     struct Model {
       const char* oracle;
       const char* suffix;
@@ -419,14 +408,10 @@ TEST(HipAdm, OracleClipsMatchCpuAndLibvmaf) {
         }
         ++frames;
       }
-      checked.push_back(pair.prefix + "_" + pair.distorted + " (" + m.oracle + ")");
+      checked.push_back(pair.name() + " (" + m.oracle + ")");
     }
   }
-  std::string list, missing;
-  for (const auto& c : checked) list += " " + c;
-  for (const auto& a : absent) missing += " " + a;
-  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", list.c_str(),
-              missing.empty() ? " none" : missing.c_str());
+  vmafx::test::print_pair_coverage(checked, absent);
   ASSERT_FALSE(checked.empty()) << "no oracle clip found under " << vmafx::test::shared_testdata_dir();
   std::printf("%zu oracle frames bit-exact with the CPU extractor; max |GPU - libvmaf JSON|:", frames);
   for (int k = 0; k < 7; ++k) std::printf(" %s %.3g", names[k], max_diff[k]);

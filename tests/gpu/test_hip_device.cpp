@@ -13,17 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include "assert_ok.h"
 #include "gpu_device.h"
 #include "hip/module.h"
 
 namespace vmafx::hip {
 namespace {
-
-#define ASSERT_OK(expr)                                 \
-  do {                                                  \
-    ::vmafx::Status s_ = (expr);                        \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
-  } while (0)
 
 std::vector<uint8_t> random_bytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);

@@ -33,6 +33,7 @@
 #include <thread>
 #include <vector>
 
+#include "assert_ok.h"
 #include "gpu_device.h"
 #include "hip/dmabuf_import.h"
 #include "support.h"
@@ -45,12 +46,6 @@ namespace {
 
 using vmafx::test::Layout;
 using vmafx::test::LaidOutFrame;
-
-#define ASSERT_OK(expr)                                         \
-  do {                                                          \
-    ::vmafx::Status s_ = (expr);                                \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
-  } while (0)
 
 // ---- the runtime's dma-buf export and memory query (not in the dispatch table) -----------------------------------
 
@@ -396,18 +391,7 @@ bool identical(const Scores& want, const Scores& got, const std::string& what, s
   return true;
 }
 
-struct Clips {
-  vmafx::test::YuvClip ref, dist;
-};
-
-Status open_pair(const vmafx::test::Pair& pair, Clips* c) {
-  FormatInfo fmt;
-  VMAFX_TRY(parse_pixel_format("420", pair.bpc, &fmt));
-  VMAFX_TRY(c->ref.open(pair.ref_path(), pair.width, pair.height, fmt));
-  return c->dist.open(pair.dist_path(), pair.width, pair.height, fmt);
-}
-
-Feed system_memory(const Clips& c) {
+Feed system_memory(const vmafx::test::PairClips& c) {
   return [&c](size_t i, PictureView* r, PictureView* d, std::function<void()>*) {
     *r = c.ref.frame(i);
     *d = c.dist.frame(i);
@@ -429,14 +413,10 @@ TEST(HipDmaBuf, OracleClipsThroughDmaBufsScoreLikeSystemMemory) {
   const Extras x = load_extras(*dev);
   ASSERT_TRUE(x.get_handle) << x.why;
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::public_pairs()) {
-    if (!vmafx::test::file_exists(pair.ref_path()) || !vmafx::test::file_exists(pair.dist_path())) {
-      absent.push_back(pair.prefix + "_" + pair.distorted);
-      continue;
-    }
-    checked.push_back(pair.prefix + "_" + pair.distorted);
-    Clips clips;
-    ASSERT_OK(open_pair(pair, &clips));
+  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+    checked.push_back(pair.name());
+    vmafx::test::PairClips clips;
+    ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
     const size_t frames = clips.ref.frames();
     Scores cpu, hip_sys;
     ASSERT_OK(score(pair, frames, Backend::cpu, system_memory(clips), &cpu));
@@ -593,11 +573,7 @@ TEST(HipDmaBuf, OracleClipsThroughDmaBufsScoreLikeSystemMemory) {
       }
     }
   }
-  std::string list, missing;
-  for (const auto& c : checked) list += " " + c;
-  for (const auto& a : absent) missing += " " + a;
-  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", list.c_str(),
-              missing.empty() ? " none" : missing.c_str());
+  vmafx::test::print_pair_coverage(checked, absent);
   ASSERT_FALSE(checked.empty()) << "no oracle clip found under " << vmafx::test::shared_testdata_dir();
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "assert_ok.h"
 #include "cpu/plane.h"
 #include "gpu_device.h"
 #include "hip/psnr_sse.h"
@@ -21,12 +22,6 @@
 
 namespace vmafx::hip {
 namespace {
-
-#define ASSERT_OK(expr)                                             \
-  do {                                                              \
-    ::vmafx::Status s_ = (expr);                                    \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string();     \
-  } while (0)
 
 // A plane in host memory laid out like the GPU will read it.
 struct HostPlane {
@@ -349,18 +344,13 @@ TEST(HipPsnrSse, OracleClipsGivePsnrOfLibvmaf) {
   double max_diff[3] = {0, 0, 0};
   size_t frames = 0;
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::public_pairs()) {
-    // The GPU machine receives a subset of the clips (what travels there is limited): absent pairs are listed.
-    if (!vmafx::test::file_exists(pair.ref_path()) || !vmafx::test::file_exists(pair.dist_path())) {
-      absent.push_back(pair.prefix + "_" + pair.distorted);
-      continue;
-    }
-    checked.push_back(pair.prefix + "_" + pair.distorted);
-    FormatInfo fmt;
-    ASSERT_OK(parse_pixel_format("420", pair.bpc, &fmt));
-    vmafx::test::YuvClip ref, dist;
-    ASSERT_OK(ref.open(pair.ref_path(), pair.width, pair.height, fmt));
-    ASSERT_OK(dist.open(pair.dist_path(), pair.width, pair.height, fmt));
+  // The GPU machine receives a subset of the clips (what travels there is limited): absent pairs are listed.
+  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+    checked.push_back(pair.name());
+    vmafx::test::PairClips clips;
+    ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
+    const vmafx::test::YuvClip &ref = clips.ref, &dist = clips.dist;
+    const FormatInfo& fmt = ref.format();
     vmafx::test::Oracle oracle;
     ASSERT_OK(vmafx::test::load_oracle(pair.oracle_path("vmaf_v0.6.1"), &oracle));
     ASSERT_EQ(oracle.frames.size(), ref.frames()) << pair.prefix;
@@ -409,11 +399,7 @@ TEST(HipPsnrSse, OracleClipsGivePsnrOfLibvmaf) {
       ++frames;
     }
   }
-  std::string list, missing;
-  for (const auto& c : checked) list += " " + c;
-  for (const auto& a : absent) missing += " " + a;
-  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", list.c_str(),
-              missing.empty() ? " none" : missing.c_str());
+  vmafx::test::print_pair_coverage(checked, absent);
   ASSERT_FALSE(checked.empty()) << "no oracle clip found under " << vmafx::test::shared_testdata_dir();
   std::printf("%zu oracle frames: max |GPU-derived PSNR - libvmaf| psnr_y %.3g, psnr_cb %.3g, psnr_cr %.3g "
               "(JSON rounding is 5e-7)\n", frames, max_diff[0], max_diff[1], max_diff[2]);

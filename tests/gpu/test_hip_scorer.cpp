@@ -16,18 +16,13 @@
 #include <string>
 #include <vector>
 
+#include "assert_ok.h"
 #include "gpu_device.h"
 #include "support.h"
 #include "vmafx/scorer.h"
 
 namespace vmafx {
 namespace {
-
-#define ASSERT_OK(expr)                                         \
-  do {                                                          \
-    ::vmafx::Status s_ = (expr);                                \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
-  } while (0)
 
 // A clip pair in host memory.
 struct Clip {
@@ -60,13 +55,9 @@ bool have_device(std::string* why) {
 // The public pairs whose clips are present (the GPU machine receives a subset) and the shipped sample.
 std::vector<std::unique_ptr<Clip>> load_clips(std::vector<std::string>* absent) {
   std::vector<std::unique_ptr<Clip>> clips;
-  for (const auto& p : test::public_pairs()) {
-    if (!test::file_exists(p.ref_path()) || !test::file_exists(p.dist_path())) {
-      absent->push_back(p.prefix + "_" + p.distorted);
-      continue;
-    }
+  for (const auto& p : test::present_pairs(absent)) {
     auto c = std::make_unique<Clip>();
-    c->name = p.prefix + "_" + p.distorted;
+    c->name = p.name();
     c->w = p.width;
     c->h = p.height;
     c->bpc = p.bpc;

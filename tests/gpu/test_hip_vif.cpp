@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "assert_ok.h"
 #include "cpu/plane.h"
 #include "cpu/vif.h"
 #include "gpu_device.h"
@@ -25,12 +26,6 @@
 
 namespace vmafx::hip {
 namespace {
-
-#define ASSERT_OK(expr)                                         \
-  do {                                                          \
-    ::vmafx::Status s_ = (expr);                                \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
-  } while (0)
 
 constexpr unsigned kScales = cpu::kVifScales;
 
@@ -618,17 +613,11 @@ TEST(HipVif, OracleClipsGiveLibvmafScores) {
   double max_diff[2][kScales] = {};
   size_t frames[2] = {};
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::public_pairs()) {
-    if (!vmafx::test::file_exists(pair.ref_path()) || !vmafx::test::file_exists(pair.dist_path())) {
-      absent.push_back(pair.prefix + "_" + pair.distorted);
-      continue;
-    }
-    checked.push_back(pair.prefix + "_" + pair.distorted);
-    FormatInfo fmt;
-    ASSERT_OK(parse_pixel_format("420", pair.bpc, &fmt));
-    vmafx::test::YuvClip ref, dist;
-    ASSERT_OK(ref.open(pair.ref_path(), pair.width, pair.height, fmt));
-    ASSERT_OK(dist.open(pair.dist_path(), pair.width, pair.height, fmt));
+  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+    checked.push_back(pair.name());
+    vmafx::test::PairClips clips;
+    ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
+    const vmafx::test::YuvClip &ref = clips.ref, &dist = clips.dist;
     for (int model = 0; model < 2; ++model) {
       const std::string oracle_path = pair.oracle_path(model ? "vmaf_v0.6.1neg" : "vmaf_v0.6.1");
       if (model && !vmafx::test::file_exists(oracle_path)) continue;
@@ -677,11 +666,7 @@ TEST(HipVif, OracleClipsGiveLibvmafScores) {
       }
     }
   }
-  std::string list, missing;
-  for (const auto& c : checked) list += " " + c;
-  for (const auto& a : absent) missing += " " + a;
-  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", list.c_str(),
-              missing.empty() ? " none" : missing.c_str());
+  vmafx::test::print_pair_coverage(checked, absent);
   ASSERT_FALSE(checked.empty()) << "no oracle clip found under " << vmafx::test::shared_testdata_dir();
   for (int model = 0; model < 2; ++model) {
     std::printf("%s: %zu frames equal to the CPU bit for bit; max |GPU - libvmaf JSON|", model ? "egl 1 (neg model)"

@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -83,6 +85,14 @@ std::string Pair::oracle_path(const std::string& model_suffix) const {
   return shared_testdata_dir() + "/" + prefix + "_" + distorted + "." + model_suffix + ".json";
 }
 
+std::string Pair::name() const { return prefix + "_" + distorted; }
+std::string Pair::test_name() const {
+  std::string n = name();
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
 std::vector<Pair> public_pairs() {
   return {
       {"a_576x324_8b", "x264crf35", 576, 324, 8},
@@ -91,6 +101,55 @@ std::vector<Pair> public_pairs() {
       {"c_321x241_8b", "blurnoise", 321, 241, 8},
       {"d_1920x1080_8b", "x264crf35", 1920, 1080, 8},
   };
+}
+
+const Pair* find_public_pair(const std::string& prefix) {
+  static const std::vector<Pair> pairs = public_pairs();
+  for (const Pair& p : pairs)
+    if (p.prefix.rfind(prefix, 0) == 0) return &p;
+  return nullptr;
+}
+
+std::vector<Pair> present_pairs(std::vector<std::string>* absent) {
+  std::vector<Pair> present;
+  for (const Pair& p : public_pairs()) {
+    if (file_exists(p.ref_path()) && file_exists(p.dist_path()))
+      present.push_back(p);
+    else
+      absent->push_back(p.name());
+  }
+  return present;
+}
+
+void print_pair_coverage(const std::vector<std::string>& checked, const std::vector<std::string>& absent) {
+  std::string list, missing;
+  for (const auto& c : checked) list += " " + c;
+  for (const auto& a : absent) missing += " " + a;
+  std::printf("pairs checked:%s\npairs NOT checked (clips absent):%s\n", list.c_str(),
+              missing.empty() ? " none" : missing.c_str());
+}
+
+Status open_pair_clips(const Pair& p, PairClips* out) {
+  FormatInfo fmt;
+  VMAFX_TRY(parse_pixel_format("420", p.bpc, &fmt));
+  VMAFX_TRY(out->ref.open(p.ref_path(), p.width, p.height, fmt));
+  VMAFX_TRY(out->dist.open(p.dist_path(), p.width, p.height, fmt));
+  if (out->ref.frames() == 0 || out->ref.frames() != out->dist.frames())
+    return {Errc::io_error, p.prefix + ": " + std::to_string(out->ref.frames()) + " ref frames, " +
+                                std::to_string(out->dist.frames()) + " dist frames"};
+  return Status::ok();
+}
+
+Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, Oracle* out) {
+  VMAFX_TRY(load_oracle(p.oracle_path(model), out));
+  if (out->frames.size() != frames)
+    return {Errc::io_error, p.oracle_path(model) + " has " + std::to_string(out->frames.size()) + " frames, clip " +
+                                std::to_string(frames)};
+  for (size_t i = 0; i < frames; i++)
+    if (out->frame_num[i] != i)
+      return {Errc::io_error, p.oracle_path(model) + ": entry " + std::to_string(i) + " is frame " +
+                                  std::to_string(out->frame_num[i])};
+  return Status::ok();
 }
 
 }  // namespace vmafx::test

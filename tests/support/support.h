@@ -60,7 +60,26 @@ struct Pair {
   std::string ref_path() const;
   std::string dist_path() const;
   std::string oracle_path(const std::string& model_suffix) const;  // e.g. "vmaf_v0.6.1"
+  std::string name() const;  // "<prefix>_<distorted>", e.g. "a_576x324_8b_x264crf35"
+  std::string test_name() const;  // name() with every character but letters and digits as '_' (a gtest name)
 };
 std::vector<Pair> public_pairs();
+// The first public pair whose prefix starts with `prefix` ("b_", "c_321x241_8b"); null when none does.
+const Pair* find_public_pair(const std::string& prefix);
+// The public pairs whose two clips are present (the GPU machine receives a subset of them); the names of the others
+// are appended to *absent.
+std::vector<Pair> present_pairs(std::vector<std::string>* absent);
+// Prints the pairs a test checked and those it could not (clips absent: " none" when there are none).
+void print_pair_coverage(const std::vector<std::string>& checked, const std::vector<std::string>& absent);
+
+// The two clips of a pair, opened as planar 4:2:0 of the pair's depth. Fails when either cannot be read, when the
+// reference holds no frame, or when the two hold different numbers of frames.
+struct PairClips {
+  YuvClip ref, dist;
+};
+Status open_pair_clips(const Pair& p, PairClips* out);
+// The pair's libvmaf JSON for `model` ("vmaf_v0.6.1", "vmaf_v0.6.1neg"). Fails unless it holds `frames` entries,
+// numbered 0, 1, 2, ... in order.
+Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, Oracle* out);
 
 }  // namespace vmafx::test
