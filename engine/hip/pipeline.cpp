@@ -316,10 +316,28 @@ Status HipPipeline::allocate() {
 
 // Copies the planes of a host frame into the next pinned ring slot and describes them as they will lie in plane set
 // `set`. The upload itself is queued by the caller.
+// A device picture's plane read in place (device pictures of a frame whose other picture is staged, and frames of
+// device pictures only).
+Status HipPipeline::device_plane(const PictureView& v, unsigned p, DevicePlane* dp) const {
+  const int dev = device_->info().index;
+  if (v.device >= 0 && v.device != dev)
+    return {Errc::unsupported, "a picture in the memory of device " + std::to_string(v.device) +
+                                   ", the pipeline runs on device " + std::to_string(dev)};
+  const PlaneView& pv = v.planes[p];
+  if (!pv.data) return {Errc::invalid_argument, "device plane " + std::to_string(p) + " has no data"};
+  if (pv.stride <= 0)
+    return {Errc::unsupported, "device plane " + std::to_string(p) + " with a stride of " + std::to_string(pv.stride) +
+                                   " (device planes need a positive stride)"};
+  const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
+  const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
+  *dp = {pv.data, size_t(pv.stride), w, h, v.bytes_per_sample, v.shift, uint8_t(pv.step ? pv.step : 1)};
+  return Status::ok();
+}
+
+// Stages the host pictures of a frame (at least one is); the planes of a device picture beside them (a GL texture
+// frame paired with system memory, say) are read in place.
 Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool dist_needed, bool chroma_needed,
                           unsigned set, FramePlanes* planes) {
-  if (ref.memory != MemoryKind::host || (dist_needed && dist.memory != MemoryKind::host))
-    return {Errc::unsupported, "a frame with one picture in host and one in device memory"};
   if (!allocated_) VMAFX_TRY(allocate());
   PinnedRing::Slot slot;
   VMAFX_TRY(staging_.acquire(&slot));
@@ -327,6 +345,7 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
   std::vector<CopyPool::Job> jobs;
   size_t end = 0;
   auto plane = [&](const PictureView& v, unsigned p, DevicePlane* dp) -> Status {
+    if (v.memory == MemoryKind::device) return device_plane(v, p, dp);
     const PlaneView& pv = v.planes[p];
     const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
     const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
@@ -411,31 +430,12 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
 
 Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed,
                                   FramePlanes* planes) {
-  const int dev = device_->info().index;
-  for (const PictureView* v : {&ref, &dist}) {
-    if (v->memory != MemoryKind::device)
-      return {Errc::unsupported, "a frame with one picture in host and one in device memory"};
-    if (v->device >= 0 && v->device != dev)
-      return {Errc::unsupported, "a picture in the memory of device " + std::to_string(v->device) +
-                                     ", the pipeline runs on device " + std::to_string(dev)};
-  }
-  auto plane = [&](const PictureView& v, unsigned p, DevicePlane* dp) -> Status {
-    const PlaneView& pv = v.planes[p];
-    if (!pv.data) return {Errc::invalid_argument, "device plane " + std::to_string(p) + " has no data"};
-    if (pv.stride <= 0)
-      return {Errc::unsupported, "device plane " + std::to_string(p) + " with a stride of " +
-                                     std::to_string(pv.stride) + " (device planes need a positive stride)"};
-    const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
-    const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
-    *dp = {pv.data, size_t(pv.stride), w, h, v.bytes_per_sample, v.shift, uint8_t(pv.step ? pv.step : 1)};
-    return Status::ok();
-  };
-  VMAFX_TRY(plane(ref, 0, &planes->ref[0]));
-  VMAFX_TRY(plane(dist, 0, &planes->dist[0]));
+  VMAFX_TRY(device_plane(ref, 0, &planes->ref[0]));
+  VMAFX_TRY(device_plane(dist, 0, &planes->dist[0]));
   if (chroma_needed) {
     for (unsigned p = 1; p < 3; ++p) {
-      VMAFX_TRY(plane(ref, p, &planes->ref[p]));
-      VMAFX_TRY(plane(dist, p, &planes->dist[p]));
+      VMAFX_TRY(device_plane(ref, p, &planes->ref[p]));
+      VMAFX_TRY(device_plane(dist, p, &planes->dist[p]));
     }
   }
   return Status::ok();
@@ -490,7 +490,11 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
     planes.prev_ref = &prev_plane;
   }
 
-  const bool host = open_ref_.memory == MemoryKind::host;
+  // Staged when a picture the frame reads is in host memory; a device picture beside it is read in place.
+  const bool ref_host = open_ref_.memory == MemoryKind::host;
+  const bool dist_host = dist_needed && open_dist_.memory == MemoryKind::host;
+  const bool host = ref_host || dist_host;
+  const bool mixed = host && (!ref_host || (dist_needed && !dist_host));
   int used_set = -1;
   if (host) {
     const unsigned set = next_set_;
@@ -515,6 +519,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
     ++stats_.frames;
     if (host) {
       ++stats_.host_frames;
+      if (mixed) ++stats_.mixed_frames;
       ++stats_.upload_calls;
       if (upload_stream_) ++stats_.stream_uploads;
       stats_.uploaded_bytes += upload_bytes_;

@@ -97,7 +97,8 @@ const char* plant_name(Plant p);
 // Counters for tests and benchmarks.
 struct PipelineStats {
   uint64_t frames = 0;             // frames submitted
-  uint64_t host_frames = 0;        // of which host pictures (staged and uploaded)
+  uint64_t host_frames = 0;        // of which with a host picture (staged and uploaded)
+  uint64_t mixed_frames = 0;       // of those, with a device picture beside the host one (read in place)
   uint64_t device_frames = 0;      // of which device pictures (read in place)
   uint64_t upload_calls = 0;       // host-to-device copies queued
   uint64_t stream_uploads = 0;     // of which on the device's upload stream
@@ -167,6 +168,7 @@ class HipPipeline {
   Status enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot);
   Status upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes);
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
+  Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp) const;
   Status submit_locked_out(std::vector<Part>* parts);  // the body of submit_frame
   void fail_parts(std::vector<Part>* parts, const Status& s);
   void completion_loop();

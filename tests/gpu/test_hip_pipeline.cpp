@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "assert_ok.h"
 #include "cpu/motion.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
@@ -34,12 +35,6 @@
 
 namespace vmafx::hip {
 namespace {
-
-#define ASSERT_OK(expr)                                         \
-  do {                                                          \
-    ::vmafx::Status s_ = (expr);                                \
-    ASSERT_TRUE(s_.is_ok()) << #expr << ": " << s_.to_string(); \
-  } while (0)
 
 // ---- motion_sad_kernel ---------------------------------------------------------------------------------------
 
@@ -499,6 +494,24 @@ TEST(HipPipeline, HostAndDeviceFramesGiveCpuScores) {
       Results rm;
       run_stream(mixed, mrefs, mdists, &rm);
       expect_scores(s, rm, what + ", host and device frames mixed");
+      // Mixed within a frame (a GL texture frame paired with system memory): device reference and host distorted on
+      // even frames, host reference and device distorted on odd ones. The host picture is staged and uploaded, the
+      // device one read in place.
+      std::vector<const PictureView*> xrefs, xdists;
+      for (int i = 0; i < c.frames; ++i) {
+        const bool ref_on_device = (i % 2) == 0;
+        xrefs.push_back(ref_on_device ? drefs[size_t(i)] : refs[size_t(i)]);
+        xdists.push_back(ref_on_device ? dists[size_t(i)] : ddists[size_t(i)]);
+      }
+      MotionPsnrPipeline within;
+      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &within));
+      Results rx;
+      run_stream(within, xrefs, xdists, &rx);
+      expect_scores(s, rx, what + ", one picture in host and one in device memory");
+      const PipelineStats sx = within.pipeline->stats();
+      EXPECT_EQ(sx.host_frames, uint64_t(c.frames));
+      EXPECT_EQ(sx.mixed_frames, uint64_t(c.frames));
+      EXPECT_EQ(sx.upload_calls, uint64_t(c.frames)) << "one upload per frame, of its host picture";
     }
     if (HasFailure()) return;
   }
