@@ -1173,7 +1173,8 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
       gobject_class, PROP_GL_STATS,
       g_param_spec_boxed("gl-stats", "GL input statistics",
                          "Per sink pad (ref-*, dist-*): the GL path and why (path, zero-copy), frames, frames-copied, "
-                         "texture-lookups, texture-hits, registrations; null before any GL frame",
+                         "texture-lookups, texture-hits, registrations, texture-uploads (textures GStreamer filled "
+                         "from system memory when the element mapped them); null before any GL frame",
                          GST_TYPE_STRUCTURE, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
   gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);

@@ -5,7 +5,9 @@
 
 #if defined(VMAFX_HAVE_GST_GL)
 #include <gst/gl/gl.h>
+#include <gst/gl/gstglfuncs.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -101,6 +103,90 @@ bool texel_for(GstVideoFormat vf, GstGLFormat f, gl::TexelFormat* out) {
 std::string describe(const GstVideoInfo& info) {
   return std::string(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info))) + " " +
          std::to_string(GST_VIDEO_INFO_WIDTH(&info)) + "x" + std::to_string(GST_VIDEO_INFO_HEIGHT(&info));
+}
+
+// The GL maps (GST_MAP_READ | GST_MAP_GL) of a frame's plane memories, held while the interop's copies are queued and
+// undone when this goes (on the GL thread). Reading a GstGLMemory's texture needs such a map: memory whose content
+// was written on the CPU (glupload's raw upload wraps the system memory it was given; any CPU write map) holds it
+// only in system memory until a GL map uploads it into the texture, and until then the texture's content is
+// undefined (on the H200: zeros or an earlier frame's bytes).
+class GlPlaneMaps {
+ public:
+  GlPlaneMaps() = default;
+  GlPlaneMaps(const GlPlaneMaps&) = delete;
+  GlPlaneMaps& operator=(const GlPlaneMaps&) = delete;
+  ~GlPlaneMaps() {
+    for (unsigned i = 0; i < n_; i++) gst_memory_unmap(mem_[i], &map_[i]);
+  }
+  // False when GStreamer cannot map the memory for GL (its upload failed).
+  bool map(GstMemory* mem) {
+    if (n_ == 3 || !gst_memory_map(mem, &map_[n_], GstMapFlags(GST_MAP_READ | GST_MAP_GL))) return false;
+    mem_[n_++] = mem;
+    return true;
+  }
+
+ private:
+  GstMemory* mem_[3] = {nullptr, nullptr, nullptr};
+  GstMapInfo map_[3] = {};
+  unsigned n_ = 0;
+};
+
+// True when every plane of `buffer` is GL memory whose content is still only in system memory (GStreamer's
+// NEED_UPLOAD flag: written on the CPU, or wrapped system memory not yet uploaded, as glupload's raw upload leaves it).
+// Such a frame is read there: a host map of it involves no GL transfer.
+bool content_in_system_memory(GstBuffer* buffer, const GstVideoInfo& info) {
+  const unsigned n = GST_VIDEO_INFO_N_PLANES(&info);
+  if (n == 0 || gst_buffer_n_memory(buffer) < n) return false;
+  for (unsigned i = 0; i < n; i++) {
+    GstMemory* mem = gst_buffer_peek_memory(buffer, i);
+    if (!gst_is_gl_memory(mem) || !GST_MEMORY_FLAG_IS_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_UPLOAD)) return false;
+  }
+  return true;
+}
+
+// VMAFX_GL_VERIFY=1 (diagnostics): every zero-copy frame is also downloaded through GL and compared with the device
+// frame the scorer reads, after a host wait; the counts and the first mismatch go into gl-stats.
+bool env_flag(const char* name) {
+  const char* v = g_getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+// Compares every sample of every plane of a device picture (read back through `importer`) with a host picture of the
+// same layout; `*first` receives the first mismatch ("plane 1 sample (3, 7): device 16, GL 235"), empty when equal.
+Status compare_with_device(gl::Importer& importer, const PictureView& host, const PictureView& device,
+                           std::string* first) {
+  first->clear();
+  if (host.width != device.width || host.height != device.height || host.chroma != device.chroma ||
+      host.bytes_per_sample != device.bytes_per_sample)
+    return {Errc::internal, "the downloaded and the device frame differ in layout"};
+  const unsigned bps = device.bytes_per_sample;
+  std::vector<uint8_t> rows;
+  for (unsigned p = 0; p < device.plane_count(); p++) {
+    const PlaneView& d = device.planes[p];
+    const PlaneView& h = host.planes[p];
+    if (d.width != h.width || d.height != h.height || d.width == 0 || d.height == 0)
+      return {Errc::internal, "plane " + std::to_string(p) + " differs in size between the downloaded and the device "
+                                                             "frame"};
+    const size_t span = (size_t(d.width - 1) * d.step + 1) * bps;
+    rows.assign(span * d.height, 0);
+    VMAFX_TRY(importer.read_plane(device, p, span, d.height, rows.data(), span));
+    for (uint32_t y = 0; y < d.height; y++) {
+      const uint8_t* dr = rows.data() + size_t(y) * span;
+      const uint8_t* hr = h.data + ptrdiff_t(y) * h.stride;
+      for (uint32_t x = 0; x < d.width; x++) {
+        const uint8_t* ds = dr + size_t(x) * d.step * bps;
+        const uint8_t* hs = hr + size_t(x) * (h.step ? h.step : 1) * bps;
+        if (std::memcmp(ds, hs, bps) != 0) {
+          const unsigned dv = bps == 1 ? ds[0] : unsigned(ds[0] | (ds[1] << 8));
+          const unsigned hv = bps == 1 ? hs[0] : unsigned(hs[0] | (hs[1] << 8));
+          *first = "plane " + std::to_string(p) + " sample (" + std::to_string(x) + ", " + std::to_string(y) +
+                   "): device " + std::to_string(dv) + ", GL " + std::to_string(hv);
+          return Status::ok();
+        }
+      }
+    }
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -214,7 +300,15 @@ struct GlInput::State {
   std::unique_ptr<gl::Importer> importer;
   mutable std::mutex mu;  // description, mode (read by stats / description from other threads)
 
-  std::atomic<uint64_t> frames{0}, frames_copied{0}, lookups{0}, hits{0}, registrations{0};
+  std::atomic<uint64_t> frames{0}, frames_copied{0}, lookups{0}, hits{0}, registrations{0}, uploads{0},
+      system_memory_frames{0}, upload_errors{0};
+  // VMAFX_GL_VERIFY: frames compared, of which different, and the first difference (under mu).
+  const bool verify = env_flag("VMAFX_GL_VERIFY");
+  // VMAFX_GL_FORCE_INTEROP=1 (diagnostics, tests): frames still in system memory go through GStreamer's upload into
+  // the textures and the interop too, as GPU-rendered ones do.
+  const bool force_interop = env_flag("VMAFX_GL_FORCE_INTEROP");
+  std::atomic<uint64_t> verified{0}, verify_mismatches{0};
+  std::string verify_first;
 
   ~State() {
     // The importer and its device frames need no GL thread (the textures it registered are owned by their memories).
@@ -293,11 +387,12 @@ struct GlInput::State {
     PictureView view;
     std::function<void()> release;
     Status status;
+    std::string upload_failed;  // why the textures do not hold the frame (read from system memory instead)
   };
 
   // GL thread: the textures of one frame into a device frame.
   Status import_on_gl_thread(GstGLContext* ctx, GstBuffer* buffer, const GstVideoInfo& info, PictureView* view,
-                             std::function<void()>* release) {
+                             std::function<void()>* release, std::string* upload_failed) {
     const GstVideoFormat vf = GST_VIDEO_INFO_FORMAT(&info);
     gl::TextureFrame f;
     f.width = GST_VIDEO_INFO_WIDTH(&info);
@@ -315,6 +410,20 @@ struct GlInput::State {
                                           describe(info)};
     // The producer's fence: a wait in this GL context, ahead of the interop's map (server side).
     if (GstGLSyncMeta* sync = gst_buffer_get_gl_sync_meta(buffer)) gst_gl_sync_meta_wait(sync, ctx);
+    // Planes whose content is still in system memory are uploaded by GStreamer at the GL map below. A GL error that
+    // upload raises means the texture does not hold the frame (measured: GStreamer 1.22 on the H200 fails R8 uploads
+    // of 161-texel rows with GL_INVALID_OPERATION): the frame is then read from system memory (*upload_failed).
+    // Errors pending before are someone else's and are cleared first.
+    bool any_upload = false;
+    for (unsigned i = 0; i < f.n_planes; i++)
+      any_upload = any_upload ||
+                   GST_MEMORY_FLAG_IS_SET(gst_buffer_peek_memory(buffer, i), GST_GL_BASE_MEMORY_TRANSFER_NEED_UPLOAD);
+    const GstGLFuncs* gl = ctx->gl_vtable;
+    if (any_upload)
+      for (int k = 0; k < 16 && gl->GetError() != GL_NO_ERROR; k++) {
+      }
+    // Held until the copies are queued (the end of this function).
+    GlPlaneMaps maps;
     for (unsigned i = 0; i < f.n_planes; i++) {
       GstMemory* mem = gst_buffer_peek_memory(buffer, i);
       if (!gst_is_gl_memory(mem))
@@ -326,6 +435,12 @@ struct GlInput::State {
                                        std::string(gst_gl_texture_target_to_string(
                                            gst_gl_memory_get_texture_target(glm))) +
                                        " texture (only 2D textures are read)"};
+      // The texture holds the frame only once mapped for GL: content still in system memory is uploaded here, in
+      // this context, ahead of the interop's map (which orders the copy after GL work issued before it).
+      if (GST_MEMORY_FLAG_IS_SET(mem, GST_GL_BASE_MEMORY_TRANSFER_NEED_UPLOAD)) uploads++;
+      if (!maps.map(mem))
+        return {Errc::io_error, "plane " + std::to_string(i) + ": GStreamer could not map its GL memory for GL " +
+                                    "(texture " + std::to_string(gst_gl_memory_get_texture_id(glm)) + ")"};
       lookups++;
       auto* cached = static_cast<CachedTexture*>(gst_mini_object_get_qdata(GST_MINI_OBJECT(mem), texture_quark()));
       const gl::DeviceIdentity& dev = importer->device();
@@ -352,23 +467,58 @@ struct GlInput::State {
       }
       f.planes[i] = cached->texture.get();
     }
+    if (any_upload) {
+      const GLenum e = gl->GetError();
+      if (e != GL_NO_ERROR) {
+        char code[16];
+        std::snprintf(code, sizeof code, "0x%04x", unsigned(e));
+        *upload_failed = "GStreamer's upload of the frame's system memory into its textures raised GL error " +
+                         std::string(code) + " (" + describe(info) + ")";
+        return Status::ok();
+      }
+    }
     return importer->import(f, view, release);
   }
 
   Status import_zero_copy(GstGLContext* ctx, GstBuffer* buffer, const GstVideoInfo& info, ImportedPicture* out) {
-    ImportJob job{this, buffer, &info, {}, nullptr, Status::ok()};
+    ImportJob job{this, buffer, &info, {}, nullptr, Status::ok(), {}};
     gst_gl_context_thread_add(
         ctx,
         [](GstGLContext* c, gpointer d) {
           auto* j = static_cast<ImportJob*>(d);
-          j->status = j->self->import_on_gl_thread(c, j->buffer, *j->info, &j->view, &j->release);
+          j->status = j->self->import_on_gl_thread(c, j->buffer, *j->info, &j->view, &j->release, &j->upload_failed);
         },
         &job);
     VMAFX_TRY(job.status);
+    if (!job.upload_failed.empty()) {
+      // The frame's content is in system memory (GStreamer's copy there stays valid): read it there.
+      if (upload_errors++ == 0 && cfg.on_notice)
+        cfg.on_notice(job.upload_failed + "; such frames are read from system memory", true);
+      GST_DEBUG("%s", job.upload_failed.c_str());
+      return import_download(ctx, buffer, info, out);
+    }
     // The buffer is not held: the copies are queued on the library stream and GL work issued after their unmap runs
     // after them. The device frame is held until the engine releases the picture.
     *out = ImportedPicture(job.view, std::move(job.release));
+    if (verify) verify_frame(ctx, buffer, info, job.view);
     return Status::ok();
+  }
+
+  // VMAFX_GL_VERIFY: the frame downloaded through GL (what the textures hold; for glupload's raw upload, the system
+  // memory it was given) against the device frame, every sample. Host waits; diagnostics only. Never fails the frame:
+  // the result goes into gl-stats and the debug log.
+  void verify_frame(GstGLContext* ctx, GstBuffer* buffer, const GstVideoInfo& info, const PictureView& device) {
+    ImportedPicture host;
+    std::string first;
+    Status st = import_download(ctx, buffer, info, &host);
+    if (st.is_ok()) st = compare_with_device(*importer, host.view(), device, &first);
+    if (!st.is_ok()) first = "not compared: " + st.to_string();
+    const uint64_t n = verified++;
+    if (first.empty()) return;
+    verify_mismatches++;
+    GST_WARNING("VMAFX_GL_VERIFY: %s frame %" G_GUINT64_FORMAT ": %s", describe(info).c_str(), n, first.c_str());
+    std::lock_guard<std::mutex> lk(mu);
+    if (verify_first.empty()) verify_first = "frame " + std::to_string(n) + ": " + first;
   }
 
   // ---- download ----
@@ -431,11 +581,19 @@ Status GlInput::import(GstBuffer* buffer, const GstVideoInfo& info, ImportedPict
     s.cfg.on_notice("GL frames are downloaded into system memory (allow-copy=true): " + s.reason,
                     s.cfg.scorer == Backend::hip);
 
-  Status st = mode == State::Mode::zero_copy ? s.import_zero_copy(ctx, buffer, info, out)
-                                             : s.import_download(ctx, buffer, info, out);
-  VMAFX_TRY(st.prepend(std::string(mode == State::Mode::zero_copy ? "GL interop import" : "GL download") + " of " +
-                       describe(info)));
+  // Zero-copy mode, a YUV / gray frame still wholly in system memory (glupload's raw upload): read there.
+  const bool system_memory = mode == State::Mode::zero_copy && !s.force_interop &&
+                             GST_VIDEO_INFO_FORMAT(&info) != GST_VIDEO_FORMAT_RGBA && content_in_system_memory(buffer,
+                                                                                                              info);
+  Status st = system_memory                     ? import_system_memory(buffer, info, out)
+              : mode == State::Mode::zero_copy ? s.import_zero_copy(ctx, buffer, info, out)
+                                               : s.import_download(ctx, buffer, info, out);
+  VMAFX_TRY(st.prepend(std::string(system_memory                     ? "system memory of the GL buffer"
+                                   : mode == State::Mode::zero_copy ? "GL interop import"
+                                                                    : "GL download") +
+                       " of " + describe(info)));
   s.frames++;
+  if (system_memory) s.system_memory_frames++;
   if (mode == State::Mode::download) s.frames_copied++;
   return Status::ok();
 }
@@ -447,6 +605,14 @@ GlInputStats GlInput::stats() const {
   st.texture_lookups = state_->lookups;
   st.texture_hits = state_->hits;
   st.registrations = state_->registrations;
+  st.texture_uploads = state_->uploads;
+  st.system_memory_frames = state_->system_memory_frames;
+  st.upload_errors = state_->upload_errors;
+  st.verify = state_->verify;
+  st.verified = state_->verified;
+  st.verify_mismatches = state_->verify_mismatches;
+  std::lock_guard<std::mutex> lk(state_->mu);
+  st.verify_first = state_->verify_first;
   return st;
 }
 
@@ -546,7 +712,14 @@ GstStructure* GlInputs::stats_structure() const {
                       (p + "-frames-copied").c_str(), G_TYPE_UINT64, guint64(s.frames_copied),
                       (p + "-texture-lookups").c_str(), G_TYPE_UINT64, guint64(s.texture_lookups),
                       (p + "-texture-hits").c_str(), G_TYPE_UINT64, guint64(s.texture_hits),
-                      (p + "-registrations").c_str(), G_TYPE_UINT64, guint64(s.registrations), nullptr);
+                      (p + "-registrations").c_str(), G_TYPE_UINT64, guint64(s.registrations),
+                      (p + "-texture-uploads").c_str(), G_TYPE_UINT64, guint64(s.texture_uploads),
+                      (p + "-system-memory-frames").c_str(), G_TYPE_UINT64, guint64(s.system_memory_frames),
+                      (p + "-upload-errors").c_str(), G_TYPE_UINT64, guint64(s.upload_errors), nullptr);
+    if (s.verify)
+      gst_structure_set(st, (p + "-verified").c_str(), G_TYPE_UINT64, guint64(s.verified),
+                        (p + "-verify-mismatches").c_str(), G_TYPE_UINT64, guint64(s.verify_mismatches),
+                        (p + "-verify-first").c_str(), G_TYPE_STRING, s.verify_first.c_str(), nullptr);
   }
   return st;
 }

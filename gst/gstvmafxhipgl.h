@@ -15,10 +15,16 @@
 //   - zero-copy (scorer on the GPU): the engine's check passes (vmafx::gl::Importer::create: context current, not a
 //     software renderer, the device's vendor and a platform its interop takes, the runtime's GL device list, a probe
 //     read). Each frame: the producer's GstGLSyncMeta is waited for in the GL context (server side), each plane's
-//     texture is registered once and the registration cached on its GstMemory (qdata; unregistered on the GL thread
-//     when the memory goes), the textures are copied into a device frame on the library stream, and a sync point is
-//     set on the buffer's sync meta after the reads. The buffer goes back to its producer at once: GL work issued
-//     after the runtime's unmap runs after the copies.
+//     texture is mapped for GL through GStreamer (GST_MAP_READ | GST_MAP_GL: content still in system memory is
+//     uploaded into the texture there), registered once and the registration cached on its GstMemory (qdata;
+//     unregistered on the GL thread when the memory goes), and the textures are copied into a device frame on the
+//     library stream. The buffer goes back to its producer at once: GL work issued after the runtime's unmap runs
+//     after the copies.
+//     A YUV or gray frame whose every plane still holds its content only in system memory (glupload's raw upload
+//     wraps the system memory it is given and uploads it at the first GL map) is read there instead, with no GL
+//     transfer at all, and uploaded by the engine like a system-memory frame (system-memory-frames counts them):
+//     cheaper than an upload into GL followed by the interop's copy. RGBA frames take the GL map: the luma
+//     conversion runs on the GPU.
 //   - download (anything else): with allow-copy=true the frame is read through GL into system memory (GstGLMemory's
 //     own download, after a host wait on the sync meta) and scored from there, RGBA converted to luma on the host with
 //     the kernel's integer arithmetic; the reason is posted once and frames-copied counts the frames. With
@@ -89,6 +95,15 @@ struct GlInputStats {
   uint64_t texture_lookups = 0; // zero-copy: plane textures looked up in the per-memory cache
   uint64_t texture_hits = 0;    // of which already registered
   uint64_t registrations = 0;
+  uint64_t texture_uploads = 0;  // zero-copy: plane textures GStreamer filled from system memory at the element's GL map
+  uint64_t system_memory_frames = 0;  // zero-copy mode: frames read from the system memory their GL memory wraps
+  uint64_t upload_errors = 0;  // zero-copy mode: frames whose upload into GL (GStreamer's, at the GL map) raised a GL
+                               // error, read from system memory instead
+  // VMAFX_GL_VERIFY set (diagnostics): zero-copy frames compared with their GL download, of which different, and the
+  // first difference ("frame 0: plane 0 sample (3, 7): device 0, GL 235"); verify false otherwise.
+  bool verify = false;
+  uint64_t verified = 0, verify_mismatches = 0;
+  std::string verify_first;
 };
 
 class GlInput {
@@ -137,7 +152,8 @@ class GlInputs {
   void reset();
   uint64_t frames_copied() const;
   // The "gl-stats" structure: per pad the path ("zero-copy ..." / "download ...: <reason>"), frames, frames-copied,
-  // texture-lookups, texture-hits, registrations; null before any GL frame.
+  // texture-lookups, texture-hits, registrations, texture-uploads, system-memory-frames, upload-errors, and with
+  // VMAFX_GL_VERIFY verified, verify-mismatches, verify-first; null before any GL frame.
   GstStructure* stats_structure() const;
 
  private:

@@ -149,6 +149,7 @@ struct Importer::Impl {
   DeviceIdentity identity;
   ContextInfo context;
   std::string probe;
+  std::string probe_pending_errors;  // GL errors pending in the context before the probe (not the probe's)
 
   hip::Module rgba_module;
   hip::Kernel rgba_kernel;
@@ -257,6 +258,15 @@ struct Importer::Impl {
     constexpr uint32_t kW = 7, kH = 3;
     uint8_t pixels[kW * kH * 4];
     for (uint32_t i = 0; i < kW * kH * 4; i++) pixels[i] = uint8_t(i * 37 + 11);
+    // An error already pending in this context is someone else's (GStreamer's uploads, the runtime's interop): it is
+    // read and noted here, not taken for the probe's own.
+    std::string pending;
+    for (int i = 0; i < 16; i++) {
+      const GLenum e = glGetError();
+      if (e == GL_NO_ERROR) break;
+      pending += (pending.empty() ? "" : ", ") + std::to_string(e);
+    }
+    if (!pending.empty()) probe_pending_errors = pending;
     GLuint tex = 0;
     {
       GlTextureStateSaver saver;
@@ -307,6 +317,8 @@ struct Importer::Impl {
     }
     probe = "probe " + std::to_string(w) + "x" + std::to_string(h) + " RGBA8 texture read back exactly through " +
             device->api().gl_register_image.symbol + " / " + device->api().copy_from_array_2d_async.symbol;
+    if (!probe_pending_errors.empty()) probe += " (GL errors pending in the context before it, cleared: " +
+                                                probe_pending_errors + ")";
     return Status::ok();
   }
 };
@@ -390,6 +402,31 @@ const ContextInfo& Importer::context() const { return impl_->context; }
 const std::string& Importer::probe_report() const { return impl_->probe; }
 ImporterStats Importer::stats() const { return impl_->stats; }
 Status Importer::synchronize() { return impl_->device->synchronize(); }
+
+Status Importer::read_plane(const PictureView& picture, unsigned plane, size_t row_bytes, uint32_t rows, uint8_t* dst,
+                            size_t dst_pitch) {
+  if (picture.memory != MemoryKind::device || picture.device != impl_->identity.index)
+    return {Errc::invalid_argument, "read_plane: the picture is not in the memory of " + impl_->identity.describe()};
+  if (plane >= 3 || !picture.planes[plane].data || picture.planes[plane].stride <= 0)
+    return {Errc::invalid_argument, "read_plane: the picture has no plane " + std::to_string(plane)};
+  if (rows == 0 || row_bytes == 0) return Status::ok();
+  if (row_bytes > size_t(picture.planes[plane].stride) || dst_pitch < row_bytes)
+    return {Errc::invalid_argument, "read_plane: rows of " + std::to_string(row_bytes) + " bytes from a plane of stride " +
+                                        std::to_string(picture.planes[plane].stride) + " into rows of " +
+                                        std::to_string(dst_pitch)};
+  hip::Device& dev = *impl_->device;
+  VMAFX_TRY(dev.synchronize());
+  hip::Copy2D c;
+  c.kind = hip::CopyKind::device_to_host;
+  c.dst = dst;
+  c.dst_pitch = dst_pitch;
+  c.src = picture.planes[plane].data;
+  c.src_pitch = size_t(picture.planes[plane].stride);
+  c.width_bytes = row_bytes;
+  c.height = rows;
+  VMAFX_TRY(dev.copy_2d_async(c));
+  return dev.synchronize();
+}
 
 Status Importer::register_texture(unsigned texture, unsigned target, uint32_t width, uint32_t height,
                                   TexelFormat texel, std::unique_ptr<Texture>* out) {

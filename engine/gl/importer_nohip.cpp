@@ -47,6 +47,9 @@ const ContextInfo& Importer::context() const { return impl_->context; }
 const std::string& Importer::probe_report() const { return impl_->probe; }
 ImporterStats Importer::stats() const { return {}; }
 Status Importer::synchronize() { return Status::ok(); }
+Status Importer::read_plane(const PictureView&, unsigned, size_t, uint32_t, uint8_t*, size_t) {
+  return {Errc::device_unavailable, "this build has no HIP engine (-Dhip=disabled)"};
+}
 
 Status Importer::register_texture(unsigned, unsigned, uint32_t, uint32_t, TexelFormat, std::unique_ptr<Texture>*) {
   return {Errc::device_unavailable, "this build has no HIP engine (-Dhip=disabled)"};

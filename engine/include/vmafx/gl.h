@@ -171,6 +171,12 @@ class Importer {
   // Host waits for everything queued on the library stream (tests, teardown).
   Status synchronize();
 
+  // Host copy of `rows` rows of `row_bytes` from the first byte of plane `plane` of a device picture this importer
+  // made (rows `stride` apart there), into `dst` (rows `dst_pitch` apart). Waits for the library stream first, so the
+  // copy sees every import queued before it. Diagnostics (the element's VMAFX_GL_VERIFY) and tests.
+  Status read_plane(const PictureView& picture, unsigned plane, size_t row_bytes, uint32_t rows, uint8_t* dst,
+                    size_t dst_pitch);
+
   ImporterStats stats() const;
 
   struct Impl;
