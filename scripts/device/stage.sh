@@ -5,36 +5,46 @@
 #   build-gpudev/  release build, NVIDIA sm_90 kernels only
 #   .devrun/       stripped binaries + the batch scripts of scripts/device/
 #   .devdata/      ../shared's oracle clips, xz-compressed (unpacked there by .devdata/unpack.py), and their JSON
-# Usage: scripts/device/stage.sh engine|gst|gl
+# Usage: scripts/device/stage.sh engine|gst|gl ... (several kinds: the union of their binaries and clips)
 # Then run through the device tool, e.g. carry [".devrun", ".devdata"] and `bash .devrun/batch-engine.sh`, or
 # carry [".devrun", ".devdata", ".devcarry"] and `bash .devrun/batch-gst.sh` (.devcarry from
 # ../shared/device/prepare-runtime.sh).
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
-kind="${1:-engine}"
 for d in /.devrun/ /.devdata/; do grep -qx "$d" .git/info/exclude || echo "$d" >> .git/info/exclude; done
 if [ ! -f build-gpudev/build.ninja ]; then
   meson setup build-gpudev -Dhip-nvidia-archs=sm_90 -Dhip-amd-targets= --buildtype=release
 fi
 ninja -C build-gpudev
 rm -rf .devrun && mkdir -p .devrun
-case "$kind" in
-  engine)  # GPU features, pipeline, scorer, bench, CLI: no GStreamer, all clips
-    bins="tests/gpu/test_hip_vif tests/gpu/test_hip_adm tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer
-          tests/gpu/test_hip_dmabuf bench/bench-gpu bench/bench-cpu tools/vmafx-score"
-    clips="a_ b_ c_ d_" ;;
-  gst)     # the element on the GPU, dma-buf (engine and element), the CLI trace; needs .devcarry
-    bins="gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
-          tools/vmafx-score"
-    clips="b_ c_" ;;
-  gl)      # GL interop on EGL's device platform; needs .devcarry
-    bins="gst/libgstvmafxhip.so tests/gl/test_gl_import_gpu tests/gl/test_gst_gl_gpu tests/gl/test_gst_gl"
-    clips="c_" ;;
-  *) echo "usage: $0 engine|gst|gl" >&2; exit 2 ;;
-esac
+bins="" clips=""
+for kind in "${@:-engine}"; do
+  case "$kind" in
+    engine)  # GPU features, pipeline, scorer, bench, CLI: no GStreamer, all clips
+      bins="$bins tests/gpu/test_hip_device tests/gpu/test_hip_psnr_sse tests/gpu/test_hip_vif tests/gpu/test_hip_adm
+            tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer tests/gpu/test_hip_dmabuf bench/bench-gpu
+            bench/bench-cpu tools/vmafx-score"
+      clips="$clips a_ b_ c_ d_" ;;
+    gst)     # the element on the GPU, dma-buf (engine and element), the CLI trace; needs .devcarry
+      bins="$bins gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
+            tools/vmafx-score"
+      clips="$clips b_ c_" ;;
+    gl)      # GL interop on EGL's device platform; needs .devcarry
+      bins="$bins gst/libgstvmafxhip.so tests/gl/test_gl_import_gpu tests/gl/test_gst_gl_gpu tests/gl/test_gst_gl"
+      clips="$clips c_" ;;
+    *) echo "usage: $0 engine|gst|gl ..." >&2; exit 2 ;;
+  esac
+done
+bins=$(echo $bins | tr ' ' '\n' | sort -u)
+clips=$(echo $clips | tr ' ' '\n' | sort -u)
 for b in $bins; do
   if [ -f "build-gpudev/$b" ]; then mkdir -p ".devrun/$(dirname "$b")"; strip -o ".devrun/$b" "build-gpudev/$b"; fi
 done
+# The binaries travel xz-compressed (their embedded kernels compress about 15:1); .devdata/unpack.py unpacks them.
+staged=$(cd .devrun && find . -type f | sort)
+if [ -n "$staged" ]; then
+  (cd .devrun && tar -cJf bins.tar.xz $staged && rm -f $staged && find . -mindepth 1 -type d -empty -delete)
+fi
 cp scripts/device/batch-*.sh tests/gl/gpu_batch.sh .devrun/
 mkdir -p .devdata/testdata
 rm -f .devdata/testdata/*.xz
@@ -43,9 +53,14 @@ for p in $clips; do
 done
 cp ../shared/testdata/*.json .devdata/testdata/
 cat > .devdata/unpack.py <<'PY'
-# Unpacks the xz-compressed oracle clips next to themselves (the GPU machine may lack the xz tool).
-import glob, lzma, os, sys
+# Unpacks the staged binaries (.devrun/bins.tar.xz) and the xz-compressed oracle clips next to themselves (the GPU
+# machine may lack the xz tool).
+import glob, lzma, os, sys, tarfile
 d = sys.argv[1]
+if os.path.exists(".devrun/bins.tar.xz") and not os.path.exists(".devrun/.unpacked"):
+    with tarfile.open(".devrun/bins.tar.xz") as t:
+        t.extractall(".devrun")
+    open(".devrun/.unpacked", "w").close()
 for f in glob.glob(os.path.join(d, "testdata", "*.xz")):
     out = f[:-3]
     if not os.path.exists(out):
