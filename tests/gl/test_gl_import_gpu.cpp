@@ -159,20 +159,11 @@ HostTex random_tex(std::mt19937& rng, TexelFormat t, uint32_t w, uint32_t h) {
   return x;
 }
 
-// Reads a device picture's planes back into host rows: plane i as `rows` rows of `row_bytes`.
-Status read_back(hip::Device& dev, const PictureView& v, unsigned plane, size_t row_bytes, uint32_t rows,
+// Reads plane `plane` of a device picture the importer made back into host rows: `rows` rows of `row_bytes`.
+Status read_back(Importer& imp, const PictureView& v, unsigned plane, size_t row_bytes, uint32_t rows,
                  std::vector<uint8_t>* out) {
   out->assign(row_bytes * rows, 0);
-  hip::Copy2D c;
-  c.kind = hip::CopyKind::device_to_host;
-  c.dst = out->data();
-  c.dst_pitch = row_bytes;
-  c.src = v.planes[plane].data;
-  c.src_pitch = size_t(v.planes[plane].stride);
-  c.width_bytes = row_bytes;
-  c.height = rows;
-  VMAFX_TRY(dev.copy_2d_async(c));
-  return dev.synchronize();
+  return imp.read_plane(v, plane, row_bytes, rows, out->data(), row_bytes);
 }
 
 // Compares `got` (rows of row_bytes) with the texture's top-left region; prints the first mismatch.
@@ -255,7 +246,7 @@ void check_layout_frame(GlGpu& g, const Layout& l, const std::vector<HostTex>& t
     ASSERT_LE(rows, tex[i].height);
     const size_t row_bytes = size_t(texels) * texel_bytes(tex[i].texel);
     std::vector<uint8_t> got;
-    ASSERT_OK(read_back(*g.device, pv, vp, row_bytes, rows, &got));
+    ASSERT_OK(read_back(*g.importer, pv, vp, row_bytes, rows, &got));
     ASSERT_TRUE(same_bytes(tex[i], got, row_bytes, rows,
                            what + " " + l.name + " texture " + std::to_string(i) + " (" + std::to_string(texels) +
                                "x" + std::to_string(rows) + " of " + std::to_string(tex[i].width) + "x" +
@@ -382,7 +373,7 @@ TEST(GlImportGpu, RgbaBecomesTheHostLuma) {
       EXPECT_EQ(v.chroma, Chroma::k400);
       EXPECT_EQ(v.bit_depth, 8);
       std::vector<uint8_t> got;
-      ASSERT_OK(read_back(*g.device, v, 0, w, h, &got));
+      ASSERT_OK(read_back(*g.importer, v, 0, w, h, &got));
       release();
       for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
@@ -699,7 +690,7 @@ TEST(GlImportGpu, AProducerOverwritingRightAfterImportDoesNotOvertakeTheRead) {
     painter.draw(after, 20000, kW, kH);  // long, issued right after import() returned
     glFlush();
     std::vector<uint8_t> got;
-    ASSERT_OK(read_back(*g.device, v, 0, kW, kH, &got));
+    ASSERT_OK(read_back(*g.importer, v, 0, kW, kH, &got));
     release();
     const uint8_t want = before > 0.5f ? 235 : 16;
     size_t wrong = 0;
@@ -847,7 +838,7 @@ TEST(GlImportGpu, AProducersFenceIsWaitedForAndAMissingWaitIsSeenOrOrderedByTheR
       pending->unsignaled_after = unsignaled();
     }
     std::vector<uint8_t> got;
-    VMAFX_TRY(read_back(*g.device, v, 0, kW, kH, &got));
+    VMAFX_TRY(read_back(*g.importer, v, 0, kW, kH, &got));
     release();
     *first_byte = got[size_t(kH / 2) * kW + kW / 2];  // the centre: drawn last by no particular order, any pixel
     glDeleteSync(fence);
