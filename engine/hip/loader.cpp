@@ -90,6 +90,62 @@ void* open_library(const std::string& name, std::string* error) {
 
 void* find_symbol(void* lib, const char* name) { return lib ? dlsym(lib, name) : nullptr; }
 
+bool rtc_resolve(void* lib, const std::string& prefix, const std::string& image, RtcRaw* out) {
+  RtcRaw t;
+  t.prefix = prefix;
+  t.create_symbol = prefix + "CreateProgram";
+  t.compile_symbol = prefix + "CompileProgram";
+  t.image_size_symbol = prefix + "Get" + image + "Size";
+  t.image_symbol = prefix + "Get" + image;
+  const std::string log_size = prefix + "GetProgramLogSize", log = prefix + "GetProgramLog",
+                    destroy = prefix + "DestroyProgram";
+  if (!resolve(lib, t.create_symbol.c_str(), &t.create) || !resolve(lib, t.compile_symbol.c_str(), &t.compile) ||
+      !resolve(lib, log_size.c_str(), &t.log_size) || !resolve(lib, log.c_str(), &t.log) ||
+      !resolve(lib, t.image_size_symbol.c_str(), &t.image_size) || !resolve(lib, t.image_symbol.c_str(), &t.image) ||
+      !resolve(lib, destroy.c_str(), &t.destroy))
+    return false;
+  resolve(lib, (prefix + "GetErrorString").c_str(), &t.error_string);
+  resolve(lib, (prefix + "Version").c_str(), &t.version);
+  *out = std::move(t);
+  return true;
+}
+
+int rtc_compile_with(const RtcRaw& r, const std::vector<std::string>& options, const std::string& source,
+                     const std::string& name, std::vector<uint8_t>* image, std::string* log, const char** symbol) {
+  void* prog = nullptr;
+  int rc = r.create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
+  if (rc != 0) {
+    *symbol = r.create_symbol.c_str();
+    return rc;
+  }
+  std::vector<const char*> opts;
+  for (const std::string& o : options) opts.push_back(o.c_str());
+  rc = r.compile(prog, int(opts.size()), opts.data());
+  size_t n = 0;
+  if (r.log_size(prog, &n) == 0 && n > 1) {
+    log->assign(n, '\0');
+    r.log(prog, log->data());
+    log->resize(n - 1);
+  }
+  if (rc != 0) {
+    *symbol = r.compile_symbol.c_str();
+  } else if ((rc = r.image_size(prog, &n)) != 0) {
+    *symbol = r.image_size_symbol.c_str();
+  } else {
+    image->assign(n, 0);
+    rc = r.image(prog, reinterpret_cast<char*>(image->data()));
+    if (rc != 0) *symbol = r.image_symbol.c_str();
+  }
+  r.destroy(&prog);
+  return rc;
+}
+
+std::string rtc_version(const RtcRaw& r) {
+  int major = 0, minor = 0;
+  if (r.version) r.version(&major, &minor);
+  return r.prefix + " " + std::to_string(major) + "." + std::to_string(minor);
+}
+
 }  // namespace detail
 
 namespace {

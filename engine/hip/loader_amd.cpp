@@ -199,49 +199,14 @@ std::string hip_error(void* lib, int code) {
 }
 
 // ---- hiprtc -----------------------------------------------------------------------------------------------------
-struct HiprtcRaw {
-  int (*create)(void**, const char*, const char*, int, const char**, const char**);
-  int (*compile)(void*, int, const char**);
-  int (*log_size)(void*, size_t*);
-  int (*log)(void*, char*);
-  int (*code_size)(void*, size_t*);
-  int (*code)(void*, char*);
-  int (*destroy)(void**);
-  const char* (*error_string)(int);
-  int (*version)(int*, int*);
-};
-HiprtcRaw r;
+RtcRaw r;
 
 const char* rtc_error_string(int code) { return r.error_string ? r.error_string(code) : "hiprtc error"; }
 
 int rtc_compile(const std::string& source, const std::string& name, const std::string& arch,
                 std::vector<uint8_t>* image, std::string* log, const char** symbol) {
-  void* prog = nullptr;
-  int rc = r.create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
-  if (rc != 0) {
-    *symbol = "hiprtcCreateProgram";
-    return rc;
-  }
-  const std::string arch_opt = "--offload-arch=" + arch;
-  const char* opts[] = {arch_opt.c_str(), "-O3", "-ffp-contract=off", "-DVMAFX_RTC=1"};
-  rc = r.compile(prog, int(sizeof opts / sizeof opts[0]), opts);
-  size_t n = 0;
-  if (r.log_size(prog, &n) == 0 && n > 1) {
-    log->assign(n, '\0');
-    r.log(prog, log->data());
-    log->resize(n - 1);
-  }
-  if (rc != 0) {
-    *symbol = "hiprtcCompileProgram";
-  } else if ((rc = r.code_size(prog, &n)) != 0) {
-    *symbol = "hiprtcGetCodeSize";
-  } else {
-    image->assign(n, 0);
-    rc = r.code(prog, reinterpret_cast<char*>(image->data()));
-    if (rc != 0) *symbol = "hiprtcGetCode";
-  }
-  r.destroy(&prog);
-  return rc;
+  return rtc_compile_with(r, {"--offload-arch=" + arch, "-O3", "-ffp-contract=off", "-DVMAFX_RTC=1"}, source, name,
+                          image, log, symbol);
 }
 
 }  // namespace
@@ -398,20 +363,11 @@ Status amd_fill(void* lib, Api* api) {
 }
 
 Status amd_rtc_fill(void* lib, Rtc* rtc) {
-  HiprtcRaw t{};
-  if (!resolve(lib, "hiprtcCreateProgram", &t.create) || !resolve(lib, "hiprtcCompileProgram", &t.compile) ||
-      !resolve(lib, "hiprtcGetProgramLogSize", &t.log_size) || !resolve(lib, "hiprtcGetProgramLog", &t.log) ||
-      !resolve(lib, "hiprtcGetCodeSize", &t.code_size) || !resolve(lib, "hiprtcGetCode", &t.code) ||
-      !resolve(lib, "hiprtcDestroyProgram", &t.destroy)) {
-    return {Errc::unsupported, "hiprtc symbols missing"};
-  }
-  resolve(lib, "hiprtcGetErrorString", &t.error_string);
-  resolve(lib, "hiprtcVersion", &t.version);
-  r = t;
-  int major = 0, minor = 0;
-  if (r.version) r.version(&major, &minor);
+  RtcRaw t;
+  if (!rtc_resolve(lib, "hiprtc", "Code", &t)) return {Errc::unsupported, "hiprtc symbols missing"};
+  r = std::move(t);
   rtc->vendor = Vendor::amd;
-  rtc->version = "hiprtc " + std::to_string(major) + "." + std::to_string(minor);
+  rtc->version = rtc_version(r);
   rtc->compile = rtc_compile;
   rtc->error_string = rtc_error_string;
   return Status::ok();

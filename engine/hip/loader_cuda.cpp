@@ -249,49 +249,14 @@ bool resolve_v2(void* lib, const char* name, T* out) {
 }
 
 // ---- nvrtc ------------------------------------------------------------------------------------------------------
-struct NvrtcRaw {
-  int (*create)(void**, const char*, const char*, int, const char* const*, const char* const*);
-  int (*compile)(void*, int, const char* const*);
-  int (*log_size)(void*, size_t*);
-  int (*log)(void*, char*);
-  int (*cubin_size)(void*, size_t*);
-  int (*cubin)(void*, char*);
-  int (*destroy)(void**);
-  const char* (*error_string)(int);
-  int (*version)(int*, int*);
-};
-NvrtcRaw r;
+RtcRaw r;
 
 const char* rtc_error_string(int code) { return r.error_string ? r.error_string(code) : "nvrtc error"; }
 
 int rtc_compile(const std::string& source, const std::string& name, const std::string& arch,
                 std::vector<uint8_t>* image, std::string* log, const char** symbol) {
-  void* prog = nullptr;
-  int rc = r.create(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr);
-  if (rc != 0) {
-    *symbol = "nvrtcCreateProgram";
-    return rc;
-  }
-  const std::string arch_opt = "--gpu-architecture=" + arch;
-  const char* opts[] = {arch_opt.c_str(), "--fmad=false", "-DVMAFX_RTC=1"};
-  rc = r.compile(prog, int(sizeof opts / sizeof opts[0]), opts);
-  size_t n = 0;
-  if (r.log_size(prog, &n) == 0 && n > 1) {
-    log->assign(n, '\0');
-    r.log(prog, log->data());
-    log->resize(n - 1);
-  }
-  if (rc != 0) {
-    *symbol = "nvrtcCompileProgram";
-  } else if ((rc = r.cubin_size(prog, &n)) != 0) {
-    *symbol = "nvrtcGetCUBINSize";
-  } else {
-    image->assign(n, 0);
-    rc = r.cubin(prog, reinterpret_cast<char*>(image->data()));
-    if (rc != 0) *symbol = "nvrtcGetCUBIN";
-  }
-  r.destroy(&prog);
-  return rc;
+  return rtc_compile_with(r, {"--gpu-architecture=" + arch, "--fmad=false", "-DVMAFX_RTC=1"}, source, name, image,
+                          log, symbol);
 }
 
 }  // namespace
@@ -435,20 +400,12 @@ Status cuda_fill(void* lib, Api* api) {
 }
 
 Status cuda_rtc_fill(void* lib, Rtc* rtc) {
-  NvrtcRaw t{};
-  if (!resolve(lib, "nvrtcCreateProgram", &t.create) || !resolve(lib, "nvrtcCompileProgram", &t.compile) ||
-      !resolve(lib, "nvrtcGetProgramLogSize", &t.log_size) || !resolve(lib, "nvrtcGetProgramLog", &t.log) ||
-      !resolve(lib, "nvrtcGetCUBINSize", &t.cubin_size) || !resolve(lib, "nvrtcGetCUBIN", &t.cubin) ||
-      !resolve(lib, "nvrtcDestroyProgram", &t.destroy)) {
+  RtcRaw t;
+  if (!rtc_resolve(lib, "nvrtc", "CUBIN", &t))
     return {Errc::unsupported, "nvrtc symbols missing (nvrtcGetCUBIN needs CUDA 11.1 or newer)"};
-  }
-  resolve(lib, "nvrtcGetErrorString", &t.error_string);
-  resolve(lib, "nvrtcVersion", &t.version);
-  r = t;
-  int major = 0, minor = 0;
-  if (r.version) r.version(&major, &minor);
+  r = std::move(t);
   rtc->vendor = Vendor::nvidia;
-  rtc->version = "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  rtc->version = rtc_version(r);
   rtc->compile = rtc_compile;
   rtc->error_string = rtc_error_string;
   return Status::ok();

@@ -43,6 +43,33 @@ bool cuda_init(void* lib, int* device_count, std::string* why);
 Status amd_fill(void* lib, Api* api);
 Status cuda_fill(void* lib, Api* api);
 
+// The run-time compiler's entry points. hiprtc and nvrtc have the same shape: their symbols differ by a prefix
+// ("hiprtc", "nvrtc") and by the name of the image getter ("Code": hiprtc's code object, "CUBIN": nvrtc's cubin).
+struct RtcRaw {
+  int (*create)(void**, const char*, const char*, int, const char* const*, const char* const*) = nullptr;
+  int (*compile)(void*, int, const char* const*) = nullptr;
+  int (*log_size)(void*, size_t*) = nullptr;
+  int (*log)(void*, char*) = nullptr;
+  int (*image_size)(void*, size_t*) = nullptr;
+  int (*image)(void*, char*) = nullptr;
+  int (*destroy)(void**) = nullptr;
+  const char* (*error_string)(int) = nullptr;  // optional
+  int (*version)(int*, int*) = nullptr;         // optional
+  std::string prefix;                           // "hiprtc" / "nvrtc"
+  // The symbols of the steps that can fail, named in errors.
+  std::string create_symbol, compile_symbol, image_size_symbol, image_symbol;
+};
+
+// Resolves <prefix>CreateProgram, CompileProgram, GetProgramLogSize, GetProgramLog, Get<image>Size, Get<image>,
+// DestroyProgram (required: false when one is missing) and GetErrorString, Version (optional) from `lib`.
+bool rtc_resolve(void* lib, const std::string& prefix, const std::string& image, RtcRaw* out);
+// Compiles `source` with `options` through `r`: the loadable image in *image, the compiler's log in *log. Returns the
+// compiler's result code; when it is not 0, *symbol names the failed step (a pointer into `r`).
+int rtc_compile_with(const RtcRaw& r, const std::vector<std::string>& options, const std::string& source,
+                     const std::string& name, std::vector<uint8_t>* image, std::string* log, const char** symbol);
+// "<prefix> <major>.<minor>" ("hiprtc 5.2", "nvrtc 13.0"); 0.0 when the compiler has no version entry point.
+std::string rtc_version(const RtcRaw& r);
+
 // Fills the run-time compiler table from `lib` (libhiprtc / libnvrtc, or the HIP runtime itself on ROCm 5).
 Status amd_rtc_fill(void* lib, Rtc* rtc);
 Status cuda_rtc_fill(void* lib, Rtc* rtc);
