@@ -90,6 +90,33 @@ void* open_library(const std::string& name, std::string* error) {
 
 void* find_symbol(void* lib, const char* name) { return lib ? dlsym(lib, name) : nullptr; }
 
+bool init_runtime(void* lib, const char* init, const char* count, std::string (*error)(void* lib, int code),
+                  int* device_count, std::string* why) {
+  int (*init_fn)(unsigned) = nullptr;
+  int (*count_fn)(int*) = nullptr;
+  if (!resolve(lib, init, &init_fn) || !resolve(lib, count, &count_fn)) {
+    *why = std::string("symbol ") + init + " or " + count + " missing";
+    return false;
+  }
+  int rc = init_fn(0);
+  if (rc != 0) {
+    *why = std::string(init) + " failed: " + error(lib, rc);
+    return false;
+  }
+  int n = 0;
+  rc = count_fn(&n);
+  if (rc != 0) {
+    *why = std::string(count) + " failed: " + error(lib, rc);
+    return false;
+  }
+  if (n <= 0) {
+    *why = "0 devices";
+    return false;
+  }
+  *device_count = n;
+  return true;
+}
+
 bool rtc_resolve(void* lib, const std::string& prefix, const std::string& image, RtcRaw* out) {
   RtcRaw t;
   t.prefix = prefix;

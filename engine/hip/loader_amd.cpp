@@ -212,29 +212,7 @@ int rtc_compile(const std::string& source, const std::string& name, const std::s
 }  // namespace
 
 bool amd_init(void* lib, int* device_count_out, std::string* why) {
-  Err (*init)(unsigned) = nullptr;
-  Err (*count)(int*) = nullptr;
-  if (!resolve(lib, "hipInit", &init) || !resolve(lib, "hipGetDeviceCount", &count)) {
-    *why = "symbol hipInit or hipGetDeviceCount missing";
-    return false;
-  }
-  int rc = init(0);
-  if (rc != 0) {
-    *why = "hipInit failed: " + hip_error(lib, rc);
-    return false;
-  }
-  int n = 0;
-  rc = count(&n);
-  if (rc != 0) {
-    *why = "hipGetDeviceCount failed: " + hip_error(lib, rc);
-    return false;
-  }
-  if (n <= 0) {
-    *why = "0 devices";
-    return false;
-  }
-  *device_count_out = n;
-  return true;
+  return init_runtime(lib, "hipInit", "hipGetDeviceCount", hip_error, device_count_out, why);
 }
 
 Status amd_fill(void* lib, Api* api) {

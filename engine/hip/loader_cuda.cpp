@@ -262,29 +262,7 @@ int rtc_compile(const std::string& source, const std::string& name, const std::s
 }  // namespace
 
 bool cuda_init(void* lib, int* device_count_out, std::string* why) {
-  CUresult (*init)(unsigned) = nullptr;
-  CUresult (*count)(int*) = nullptr;
-  if (!resolve(lib, "cuInit", &init) || !resolve(lib, "cuDeviceGetCount", &count)) {
-    *why = "symbol cuInit or cuDeviceGetCount missing";
-    return false;
-  }
-  int rc = init(0);
-  if (rc != 0) {
-    *why = "cuInit failed: " + cuda_error(lib, rc);
-    return false;
-  }
-  int n = 0;
-  rc = count(&n);
-  if (rc != 0) {
-    *why = "cuDeviceGetCount failed: " + cuda_error(lib, rc);
-    return false;
-  }
-  if (n <= 0) {
-    *why = "0 devices";
-    return false;
-  }
-  *device_count_out = n;
-  return true;
+  return init_runtime(lib, "cuInit", "cuDeviceGetCount", cuda_error, device_count_out, why);
 }
 
 Status cuda_fill(void* lib, Api* api) {

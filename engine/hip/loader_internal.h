@@ -33,6 +33,12 @@ void bind(E& entry, F fn, const char* symbol, bool present, Api* api) {
   }
 }
 
+// Calls the runtime's init entry point `init` (with flags 0) and device counter `count` from `lib`. false with the
+// reason in *why: "symbol <init> or <count> missing", "<init> failed: <error(lib, rc)>", "<count> failed: ...",
+// "0 devices".
+bool init_runtime(void* lib, const char* init, const char* count, std::string (*error)(void* lib, int code),
+                  int* device_count, std::string* why);
+
 // Initialises the runtime in `lib` and counts devices. false with the reason ("hipInit failed: ...", "0 devices",
 // "symbol hipInit missing") in *why.
 bool amd_init(void* lib, int* device_count, std::string* why);
