@@ -230,7 +230,18 @@ Status scale_build_axis(ScaleKernel k, uint32_t src_n, uint32_t dst_n, bool vert
 }
 
 void scale_h_row(const Plane& p, uint32_t y, const ScaleAxis& h, int32_t* out) {
-  for (uint32_t i = 0; i < h.dst; ++i) {
+  // Four taps of 8-bit samples, the filter inside the row (every upscale but its last outputs): unrolled.
+  uint32_t i = 0;
+  if (p.bytes == 1 && p.step == 1 && h.taps == 4) {
+    const uint8_t* row = p.row<uint8_t>(y);
+    for (; i < h.dst && uint32_t(h.pos[i]) + 4 <= p.w; ++i) {
+      const uint8_t* s = row + h.pos[i];
+      const int16_t* c = &h.coef[size_t(i) * 4];
+      const int32_t sum = s[0] * c[0] + s[1] * c[1] + s[2] * c[2] + s[3] * c[3];
+      out[i] = scale_h_finish(sum, 8);
+    }
+  }
+  for (; i < h.dst; ++i) {
     const int16_t* c = &h.coef[size_t(i) * h.taps];
     const int32_t sum = p.bytes == 1 ? h_sum(p.row<uint8_t>(y), p.step, 0, p.w, h.pos[i], c, h.taps)
                                      : h_sum(p.row<uint16_t>(y), p.step, p.shift, p.w, h.pos[i], c, h.taps);
@@ -329,20 +340,66 @@ void Scaler::scale_plane(unsigned index, const Plane& src, uint8_t* dst, ptrdiff
   const ScaleAxis& h = horizontal(index);
   const ScaleAxis& v = vertical(index);
   for (uint32_t y = 0; y < v.src; ++y) scale_h_row(src, y, h, tmp + size_t(y) * h.dst);
-  std::vector<int32_t> col(size_t(v.taps));
+  // Row by row, tap by tap over the whole row: the arithmetic of scale_v_sample(), in an order compilers vectorise.
+  const uint32_t n = h.dst;
+  std::vector<uint32_t> acc(n);
+  std::vector<const int32_t*> rows(size_t(v.taps));
   const unsigned sub = vsub(index);
   for (uint32_t y = 0; y < v.dst; ++y) {
     const ScaleVMode mode = scale_v_mode(bpc_, v.taps, y, sub, dst_h_);
     const int16_t* c = &v.coef[size_t(y) * v.taps];
-    const int32_t* base = tmp + size_t(v.pos[y]) * h.dst;
+    for (int t = 0; t < v.taps; ++t)  // rows past the end carry weight 0
+      rows[t] = tmp + size_t(std::min<uint32_t>(uint32_t(v.pos[y] + t), v.src - 1)) * n;
     uint8_t* out = dst + ptrdiff_t(y) * dst_stride;
-    for (uint32_t x = 0; x < h.dst; ++x) {
-      for (int t = 0; t < v.taps; ++t) col[t] = base[size_t(t) * h.dst + x];
-      const uint32_t s = scale_v_sample(mode, bpc_, col.data(), c, v.taps);
-      if (bpc_ == 8)
-        out[x] = uint8_t(s);
-      else
-        reinterpret_cast<uint16_t*>(out)[x] = uint16_t(s);
+    uint16_t* out16 = reinterpret_cast<uint16_t*>(out);
+    if (mode == ScaleVMode::one_tap) {
+      for (uint32_t x = 0; x < n; ++x) {
+        const uint32_t s = scale_v_sample(mode, bpc_, rows[0] + x, c, 1);
+        if (bpc_ == 8)
+          out[x] = uint8_t(s);
+        else
+          out16[x] = uint16_t(s);
+      }
+      continue;
+    }
+    if (mode == ScaleVMode::x86) {
+      std::fill(acc.begin(), acc.end(), uint32_t(scale_x86_bias(v.taps)));
+      for (int t = 0; t < v.taps; ++t) {
+        const int32_t* r = rows[t];
+        const int16_t ct = c[t];
+        for (uint32_t x = 0; x < n; ++x) acc[x] += uint32_t(scale_x86_tap(ct, r[x]));
+      }
+      for (uint32_t x = 0; x < n; ++x) out[x] = uint8_t(scale_x86_finish(int32_t(acc[x])));
+      continue;
+    }
+    // swscale's C filters; 32-bit sums that wrap as its do (only the 16-bit one can).
+    const uint32_t init = bpc_ == 8 ? 64u << 12
+                          : bpc_ <= 14 ? 1u << (26 - bpc_)
+                                       : uint32_t((1 << 14) - 0x40000000);
+    std::fill(acc.begin(), acc.end(), init);
+    for (int t = 0; t < v.taps; ++t) {
+      const int32_t* r = rows[t];
+      const uint32_t ct = uint32_t(int32_t(c[t]));
+      for (uint32_t x = 0; x < n; ++x) acc[x] += uint32_t(r[x]) * ct;
+    }
+    if (bpc_ == 8) {
+      for (uint32_t x = 0; x < n; ++x) {
+        const int32_t s = int32_t(acc[x]) >> 19;
+        out[x] = uint8_t(s < 0 ? 0 : s > 255 ? 255 : s);
+      }
+    } else if (bpc_ <= 14) {
+      const int32_t max = (1 << bpc_) - 1;
+      const int shift = 27 - int(bpc_);
+      for (uint32_t x = 0; x < n; ++x) {
+        const int32_t s = int32_t(acc[x]) >> shift;
+        out16[x] = uint16_t(s < 0 ? 0 : s > max ? max : s);
+      }
+    } else {
+      for (uint32_t x = 0; x < n; ++x) {
+        int32_t s = int32_t(acc[x]) >> 15;
+        s = s < -32768 ? -32768 : s > 32767 ? 32767 : s;
+        out16[x] = uint16_t(s + 0x8000);
+      }
     }
   }
 }
