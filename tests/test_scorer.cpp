@@ -311,3 +311,25 @@ TEST(Scorer, NonBlockingSubmitSaysBusyInsteadOfWaiting) {
 
 }  // namespace
 }  // namespace vmafx::test
+
+namespace vmafx::test {
+namespace {
+
+TEST(Scorer, AnExtraFeatureTooLargeForThePictureIsLeftOutWithOneWarning) {
+  const Synthetic s(160, 120, 3);  // below MS-SSIM's 176x176
+  ScorerConfig cfg = scorer_config("vmaf_v0.6.1", {"psnr", "float_ms_ssim"});
+  std::vector<std::pair<NoticeLevel, std::string>> notices;
+  cfg.on_notice = [&](NoticeLevel l, const std::string& text, const std::string&) { notices.push_back({l, text}); };
+  const ScoreResult r = run_frames(cfg, s);
+  ASSERT_TRUE(r.status.is_ok()) << r.status.to_string();
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_EQ(notices[0].first, NoticeLevel::warning);
+  EXPECT_NE(notices[0].second.find("float_ms_ssim left out"), std::string::npos) << notices[0].second;
+  EXPECT_NE(notices[0].second.find("176x176"), std::string::npos) << notices[0].second;
+  EXPECT_EQ(std::find(r.names.begin(), r.names.end(), "float_ms_ssim"), r.names.end());
+  EXPECT_NE(std::find(r.names.begin(), r.names.end(), "psnr_y"), r.names.end());
+  EXPECT_EQ(r.frames.size(), 3u);
+}
+
+}  // namespace
+}  // namespace vmafx::test
