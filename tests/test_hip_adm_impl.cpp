@@ -212,12 +212,12 @@ TEST(HipAdmImpl, ParamsMatchTheCpuReference) {
     hip::AdmGpuParams gp;
     ASSERT_TRUE(hip::adm_gpu_params(1920, 1080, 8, opt, &gp).is_ok());
     float rf[3];
-    cpu::adm_csf_factors(0, nvd, rdh, rf);
+    cpu::adm_csf_factors(0, opt, rf);
     uint16_t f0[3];
-    cpu::adm_fixed_factors_scale0(rf, nvd, rdh, f0);
+    cpu::adm_fixed_factors_scale0(rf, opt, f0);
     for (int t = 0; t < 3; ++t) EXPECT_EQ(gp.scale[0].fixed[t], f0[t]) << nvd << " x " << rdh;
     for (int s = 1; s < 4; ++s) {
-      cpu::adm_csf_factors(s, nvd, rdh, rf);
+      cpu::adm_csf_factors(s, opt, rf);
       uint32_t f[3];
       cpu::adm_fixed_factors_scale123(rf, f);
       for (int t = 0; t < 3; ++t) EXPECT_EQ(gp.scale[s].fixed[t], f[t]) << "scale " << s;
@@ -434,7 +434,8 @@ StagePlanes<T> edge_bands(int w, int h, std::mt19937& rng) {
 // Decouple, CSF, den and cm of raw bands, position by position with the kernel's functions, against the CPU.
 template <class T>
 ::testing::AssertionResult raw_bands_match(int scale, StagePlanes<T>& sp, const K::ScaleParams& p, double gain,
-                                           const K::FinishParams& f, const float rfactor[3], double nvd, int rdh) {
+                                           const K::FinishParams& f, const float rfactor[3],
+                                           const cpu::AdmOptions& opt) {
   typedef K::Ops<T> O;
   const int w = sp.w, h = sp.h;
   // CPU
@@ -442,7 +443,7 @@ template <class T>
   hip::AdmFrameSums want;
   if constexpr (sizeof(T) == 2) {
     uint16_t fixed0[3];
-    cpu::adm_fixed_factors_scale0(rfactor, nvd, rdh, fixed0);
+    cpu::adm_fixed_factors_scale0(rfactor, opt, fixed0);
     reference_scale(
         cpu_sp, gain, cpu::adm_decouple_scale0,
         [&](cpu::AdmBands<const int16_t> src, int bw, int bh, cpu::AdmBands<int16_t> c, cpu::AdmBands<int16_t> fl) {
@@ -547,12 +548,10 @@ TEST(HipAdmImpl, RawBandsAtRangeEdgesMatchCpu) {
                        std::to_string(s) + " gain " + std::to_string(gain) + " repetition " + std::to_string(rep));
           if (s == 0) {
             StagePlanes<int16_t> sp = edge_bands<int16_t>(p.w, p.h, rng);
-            ASSERT_TRUE(raw_bands_match(0, sp, p, gain, gp.finish, gp.rfactor[0], opt.norm_view_dist,
-                                        opt.ref_display_height));
+            ASSERT_TRUE(raw_bands_match(0, sp, p, gain, gp.finish, gp.rfactor[0], opt));
           } else {
             StagePlanes<int32_t> sp = edge_bands<int32_t>(p.w, p.h, rng);
-            ASSERT_TRUE(raw_bands_match(s, sp, p, gain, gp.finish, gp.rfactor[s], opt.norm_view_dist,
-                                        opt.ref_display_height));
+            ASSERT_TRUE(raw_bands_match(s, sp, p, gain, gp.finish, gp.rfactor[s], opt));
           }
           ++sets;
         }

@@ -30,8 +30,16 @@
 
 namespace vmafx::cpu {
 
-// libvmaf's ADM options. Only the Watson (1997) contrast sensitivity function is implemented (libvmaf's default
-// adm_csf_mode 0); the Barten modes are not.
+// libvmaf's adm_csf_mode: which contrast sensitivity function weights the bands.
+enum AdmCsfMode : int {
+  kAdmCsfWatson97 = 0,   // Watson et al. (1997) DWT quantisation steps (libvmaf's default)
+  kAdmCsfBarten = 1,     // Barten's CSF as in HDR-VDP 2.2.1, scaled by adm_csf_scale / adm_csf_diag_scale
+  kAdmCsfBlend = 2,      // libvmaf's tabulated Barten-Watson blend (the VMAF v1 models)
+  kAdmCsfBlendMae = 3,   // the same blend refitted (libvmaf's "MAE" tables)
+};
+
+// libvmaf's ADM options (integer_adm.c's option table; the output-only "debug" is the caller's business: every
+// debug score is in AdmScores).
 struct AdmOptions {
   double enhn_gain_limit = 100.0;  // adm_enhn_gain_limit, [1, 100]; the neg models use 1.0 (names end in _egl_1)
   double norm_view_dist = 3.0;     // adm_norm_view_dist, [0.75, 24]
@@ -41,7 +49,17 @@ struct AdmOptions {
   double min_val = 0.0;            // adm_min_val, [0, 1]: lower clip of adm3
   bool skip_aim = false;           // adm_skip_aim: aim is then 0
   bool skip_scale0 = false;        // adm_skip_scale0: scale 0 contributes num 0 and den 1e-10
+  int csf_mode = kAdmCsfWatson97;  // adm_csf_mode, 0..3
+  double csf_scale = 1.0;          // adm_csf_scale, [0, 50]: Barten's factor of the h and v bands (mode 1 only)
+  double csf_diag_scale = 1.0;     // adm_csf_diag_scale, [0, 50]: Barten's factor of the d band (mode 1 only)
 };
+
+// Checks the options as libvmaf's option table and extract() do (ranges; norm_view_dist * ref_display_height at
+// least 3 * 1080), and refuses what libvmaf computes with undefined results: a blend mode (2, 3) for a display
+// libvmaf has no table for (libvmaf then uses -22 as the factor), and CSF factors that overflow libvmaf's fixed
+// point (scale 0: factor * 2^21 (h, v) or 2^23 (d) must be below 2^16; scales 1..3: factor * 2^32 below 2^32),
+// which Barten's CSF does unless adm_csf_scale and adm_csf_diag_scale are small.
+Status adm_check_options(const AdmOptions& opt);
 
 struct AdmScores {
   double adm2 = 0, aim = 0, adm3 = 0;
@@ -129,13 +147,13 @@ void adm_decouple_scale123(AdmBands<const int32_t> ref, AdmBands<const int32_t> 
                            double enhn_gain_limit, AdmBands<int32_t> r, AdmBands<int32_t> a);
 
 // ---------------------------------------------------------------------------------------------------------------
-// Contrast sensitivity factors of a scale (Watson's DWT quantisation steps, as float like libvmaf):
-// rfactor[0] = rfactor[1] = 1 / Q(scale, theta 1), rfactor[2] = 1 / Q(scale, theta 2).
-void adm_csf_factors(int scale, double norm_view_dist, int ref_display_height, float rfactor[3]);
+// Contrast sensitivity factors of a scale, as float like libvmaf: rfactor[0] = rfactor[1] (h, v; theta 1),
+// rfactor[2] (d; theta 2). Watson: 1 / Q(scale, theta); Barten: its CSF at the scale's frequency times
+// csf_scale (h, v) or csf_diag_scale (d); blend modes: libvmaf's tables (opt must pass adm_check_options).
+void adm_csf_factors(int scale, const AdmOptions& opt, float rfactor[3]);
 // Fixed-point factors of scale 0: rfactor * 2^21 (h, v) and * 2^23 (d) as uint16; libvmaf's constants
-// {36453, 36453, 49417} when norm_view_dist * ref_display_height == 3 * 1080.
-void adm_fixed_factors_scale0(const float rfactor[3], double norm_view_dist, int ref_display_height,
-                              uint16_t out[3]);
+// {36453, 36453, 49417} for Watson when norm_view_dist * ref_display_height == 3 * 1080.
+void adm_fixed_factors_scale0(const float rfactor[3], const AdmOptions& opt, uint16_t out[3]);
 // Fixed-point factors of scales 1..3: rfactor * 2^32 as uint32.
 void adm_fixed_factors_scale123(const float rfactor[3], uint32_t out[3]);
 

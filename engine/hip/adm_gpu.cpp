@@ -11,12 +11,6 @@ namespace vmafx::hip {
 
 namespace {
 
-Status out_of(const char* name, double v, double lo, double hi) {
-  if (v >= lo && v <= hi) return Status::ok();
-  return {Errc::invalid_argument, std::string("adm: ") + name + " " + std::to_string(v) + " is outside [" +
-                                      std::to_string(lo) + ", " + std::to_string(hi) + "]"};
-}
-
 // ceil(log2(x)) and 2^(s - 1) as the CPU reference computes them (double log2 / pow, truncated to uint32).
 uint32_t ceil_log2(double x) { return static_cast<uint32_t>(ceil(log2(x))); }
 uint32_t half_pow2(uint32_t s) { return s == 0 ? 0 : static_cast<uint32_t>(pow(2, (s - 1))); }
@@ -27,14 +21,7 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
   if (!out) return {Errc::invalid_argument, "adm: no output"};
   VMAFX_TRY(cpu::Adm::check_size(w, h));
   if (bpc < 8 || bpc > 16) return {Errc::unsupported, "adm: bit depth " + std::to_string(bpc) + " is not 8..16"};
-  VMAFX_TRY(out_of("adm_enhn_gain_limit", opt.enhn_gain_limit, 1.0, 100.0));
-  VMAFX_TRY(out_of("adm_norm_view_dist", opt.norm_view_dist, 0.75, 24.0));
-  VMAFX_TRY(out_of("adm_ref_display_height", opt.ref_display_height, 1, 4320));
-  VMAFX_TRY(out_of("adm_noise_weight", opt.noise_weight, 0.0, 1500.0));
-  VMAFX_TRY(out_of("adm_dlm_weight", opt.dlm_weight, 0.0, 1.0));
-  VMAFX_TRY(out_of("adm_min_val", opt.min_val, 0.0, 1.0));
-  if (opt.norm_view_dist * opt.ref_display_height < 3.0 * 1080)
-    return {Errc::unsupported, "adm: adm_norm_view_dist * adm_ref_display_height must be at least 3 * 1080"};
+  VMAFX_TRY(cpu::adm_check_options(opt));
 
   AdmGpuParams p;
   int in_w = int(w), in_h = int(h);
@@ -60,7 +47,7 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
     sp.rows_offset = rows;
     rows += size_t(adm::kKinds) * size_t(sp.h);
 
-    cpu::adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, p.rfactor[s]);
+    cpu::adm_csf_factors(s, opt, p.rfactor[s]);
     adm::FinishParams& f = p.finish;
     f.rows_offset[s] = sp.rows_offset;
     f.h[s] = sp.h;
@@ -70,12 +57,8 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
     f.cm_shift[s] = int32_t(inner);
     f.cm_round[s] = half_pow2(inner);
     if (s == 0) {
-      for (int t = 0; t < 3; ++t) {
-        const double v = p.rfactor[0][t] * pow(2, t == 2 ? 23 : 21);
-        if (!(v >= 0 && v < 65536.0)) return {Errc::unsupported, "adm: scale-0 CSF factor does not fit 16 bits"};
-      }
       uint16_t fixed0[3];
-      cpu::adm_fixed_factors_scale0(p.rfactor[0], opt.norm_view_dist, opt.ref_display_height, fixed0);
+      cpu::adm_fixed_factors_scale0(p.rfactor[0], opt, fixed0);
       for (int t = 0; t < 3; ++t) sp.fixed[t] = fixed0[t];
       // ceil(log2(w) - 4) for h, v and ceil(log2(w) - 3) for d, as libvmaf (not ceil(log2(w)) - 4).
       sp.cm_cub[0] = int32_t(static_cast<uint32_t>(ceil(log2(double(sp.w)) - 4)));

@@ -201,9 +201,9 @@ inline Reference run_reference(const PicturePair& pp, const cpu::AdmOptions& opt
   Reference ref;
   int w = int((pp.ref.w + 1) / 2), h = int((pp.ref.h + 1) / 2);
   float rfactor[4][3];
-  for (int s = 0; s < 4; ++s) cpu::adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, rfactor[s]);
+  for (int s = 0; s < 4; ++s) cpu::adm_csf_factors(s, opt, rfactor[s]);
   uint16_t fixed0[3];
-  cpu::adm_fixed_factors_scale0(rfactor[0], opt.norm_view_dist, opt.ref_display_height, fixed0);
+  cpu::adm_fixed_factors_scale0(rfactor[0], opt, fixed0);
 
   ref.s0.alloc(w, h, int16_t(0x5a5a));
   std::vector<int16_t> tmp16(2 * size_t(pp.ref.w));
