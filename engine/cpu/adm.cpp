@@ -180,6 +180,10 @@ const BlendTable* blend_table(int mode, double norm_view_dist, int ref_display_h
   return nullptr;
 }
 
+// libvmaf's rounding term (uint32_t)pow(2, s - 1) of a shift s, computed in unsigned: for s = 0 the exponent is
+// 2^32 - 1, pow gives infinity and the x86-64 conversion gives 0 (the shift is 0 at scale 0 for bands 9..15 wide).
+uint32_t half_pow2(uint32_t s) { return s == 0 ? 0u : static_cast<uint32_t>(pow(2, (s - 1))); }
+
 int border(int n) { return static_cast<int>(n * kBorderFactor - 0.5); }
 
 // Horizontal DWT pass of one row: tmplo/tmphi (w values, the vertical pass's low- and high-pass outputs) to row i
@@ -385,6 +389,70 @@ void adm_dwt_scale123(const int32_t* src, ptrdiff_t src_stride, int w, int h, in
   dwt_scale123_impl(src, src_stride, w, h, scale, out, tmp);
 }
 
+void adm_small_ref_row_above(const int16_t* csf_f_d, ptrdiff_t stride, int w0, int h0, int count, int32_t* out) {
+  const int64_t row_len = (int64_t(w0) + 7) / 8 * 8;  // ALIGN_CEIL(w0 * 4 bytes, 32) / 4
+  auto at = [&](int64_t linear) -> uint16_t {
+    const int64_t r = linear / row_len, c = linear % row_len;
+    if (r >= h0 || c >= w0) return 0;
+    return uint16_t(csf_f_d[r * stride + c]);
+  };
+  const int64_t base = (int64_t(h0) - 2) * row_len;
+  for (int j = 0; j < count; ++j)
+    out[j] = int32_t(uint32_t(at(base + 2 * j)) | (uint32_t(at(base + 2 * j + 1)) << 16));
+}
+
+void adm_dwt_scale3_small(const int32_t* ref, const int32_t* dis, ptrdiff_t stride, int w, int h,
+                          const int32_t* ref_row_above, AdmBands<int32_t> ref_out, AdmBands<int32_t> dis_out,
+                          int32_t* tmp) {
+  const int ow = (w + 1) / 2, oh = (h + 1) / 2;
+  // Taps of output i along an axis of n as libvmaf's table has them: -1 (out of range) for output 0 of 3 or 4.
+  auto tap = [](int i, int k, int n) { return (i == 0 && k == 0 && adm_small_axis(n)) ? -1 : adm_dwt_tap(i, k, n); };
+  int32_t* lo_r = tmp;
+  int32_t* hi_r = tmp + w;
+  int32_t* lo_d = tmp + 2 * w;
+  int32_t* hi_d = tmp + 3 * w;
+  for (int i = 0; i < oh; ++i) {
+    for (int j = 0; j < w; ++j) {
+      int64_t u[2][4];
+      for (int k = 0; k < 4; ++k) {
+        const int r = tap(i, k, h);
+        u[0][k] = r < 0 ? ref_row_above[j] : ref[r * stride + j];
+        u[1][k] = r < 0 ? 0 : dis[r * stride + j];
+      }
+      for (int p = 0; p < 2; ++p) {
+        const int64_t lo = kLo[0] * u[p][0] + kLo[1] * u[p][1] + kLo[2] * u[p][2] + kLo[3] * u[p][3];
+        const int64_t hi = kHi[0] * u[p][0] + kHi[1] * u[p][1] + kHi[2] * u[p][2] + kHi[3] * u[p][3];
+        (p ? lo_d : lo_r)[j] = int32_t((lo + 32768) >> 16);
+        (p ? hi_d : hi_r)[j] = int32_t((hi + 32768) >> 16);
+      }
+    }
+    // Element -1 of each row buffer: 0 before the first, the previous row's last value before the others.
+    const int32_t before[4] = {0, lo_r[w - 1], hi_r[w - 1], lo_d[w - 1]};
+    const int32_t* rows[4] = {lo_r, hi_r, lo_d, hi_d};
+    int32_t* out[2][4] = {{ref_out.a, ref_out.v, ref_out.h, ref_out.d}, {dis_out.a, dis_out.v, dis_out.h, dis_out.d}};
+    for (int j = 0; j < ow; ++j) {
+      for (int q = 0; q < 4; ++q) {  // q: lo_r -> a, v of ref; hi_r -> h, d of ref; then dist
+        int64_t t[4];
+        for (int k = 0; k < 4; ++k) {
+          const int c = tap(j, k, w);
+          t[k] = c < 0 ? before[q] : rows[q][c];
+        }
+        const int32_t l = int32_t((kLo[0] * t[0] + kLo[1] * t[1] + kLo[2] * t[2] + kLo[3] * t[3] + 16384) >> 15);
+        const int32_t hh = int32_t((kHi[0] * t[0] + kHi[1] * t[1] + kHi[2] * t[2] + kHi[3] * t[3] + 16384) >> 15);
+        int32_t* const* o = out[q / 2];
+        const ptrdiff_t at = ptrdiff_t(i) * (q / 2 ? dis_out.stride : ref_out.stride) + j;
+        if (q % 2 == 0) {
+          o[0][at] = l;   // a
+          o[1][at] = hh;  // v
+        } else {
+          o[2][at] = l;   // h
+          o[3][at] = hh;  // d
+        }
+      }
+    }
+  }
+}
+
 void adm_decouple_scale0(AdmBands<const int16_t> ref, AdmBands<const int16_t> dist, int w, int h,
                          double enhn_gain_limit, AdmBands<int16_t> r, AdmBands<int16_t> a) {
   const int32_t* recip = div_table();
@@ -542,9 +610,9 @@ struct Den123Shifts {
 Den123Shifts den123_shifts(const AdmRect& rc) {
   Den123Shifts s;
   s.cub = static_cast<uint32_t>(ceil(log2(rc.right - rc.left)));
-  s.cub_round = static_cast<uint32_t>(pow(2, (s.cub - 1)));
+  s.cub_round = half_pow2(s.cub);
   s.accum = static_cast<uint32_t>(ceil(log2(rc.bottom - rc.top)));
-  s.accum_round = static_cast<uint32_t>(pow(2, (s.accum - 1)));
+  s.accum_round = half_pow2(s.accum);
   return s;
 }
 
@@ -687,11 +755,11 @@ struct Cm0Shifts {
 Cm0Shifts cm0_shifts(int w, int h) {
   Cm0Shifts s;
   s.hcub = static_cast<uint32_t>(ceil(log2(w) - 4));
-  s.hcub_round = static_cast<uint32_t>(pow(2, (s.hcub - 1)));
+  s.hcub_round = half_pow2(s.hcub);
   s.dcub = static_cast<uint32_t>(ceil(log2(w) - 3));
-  s.dcub_round = static_cast<uint32_t>(pow(2, (s.dcub - 1)));
+  s.dcub_round = half_pow2(s.dcub);
   s.inner = static_cast<uint32_t>(ceil(log2(h)));
-  s.inner_round = static_cast<uint32_t>(pow(2, (s.inner - 1)));
+  s.inner_round = half_pow2(s.inner);
   return s;
 }
 
@@ -701,9 +769,9 @@ struct Cm123Shifts {
 Cm123Shifts cm123_shifts(int w, int h) {
   Cm123Shifts s;
   s.cub = static_cast<uint32_t>(ceil(log2(w)));
-  s.cub_round = static_cast<uint32_t>(pow(2, (s.cub - 1)));
+  s.cub_round = half_pow2(s.cub);
   s.inner = static_cast<uint32_t>(ceil(log2(h)));
-  s.inner_round = static_cast<uint32_t>(pow(2, (s.inner - 1)));
+  s.inner_round = half_pow2(s.inner);
   return s;
 }
 
@@ -878,11 +946,11 @@ Status adm_check_options(const AdmOptions& opt) {
 }
 
 Status Adm::check_size(uint32_t w, uint32_t h) {
-  constexpr uint32_t kMin = 33;
+  constexpr uint32_t kMin = kMinSize;
   constexpr uint32_t kMax = 32768;
   if (w < kMin || h < kMin)
     return {Errc::unsupported, "adm needs at least " + std::to_string(kMin) + "x" + std::to_string(kMin) +
-                                   " luma samples (its 4-level DWT needs 5 samples per axis at scale 3), got " +
+                                   " luma samples (libvmaf's smallest; its 4-level DWT fails below), got " +
                                    std::to_string(w) + "x" + std::to_string(h)};
   if (w > kMax || h > kMax)
     return {Errc::unsupported, "adm handles at most " + std::to_string(kMax) + " luma samples per side, got " +
@@ -941,7 +1009,8 @@ Status Adm::init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt) {
     dis_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
   }
   tmp16_.assign(2 * size_t(w), 0);
-  tmp32_.assign(2 * size_t(sw_[0]), 0);
+  tmp32_.assign(4 * size_t(sw_[0]), 0);
+  small_row_.assign(size_t(sw_[2]), 0);
   ready_ = true;
   return Status::ok();
 }
@@ -1014,6 +1083,15 @@ Status Adm::compute(const Plane& ref, const Plane& dist, AdmScores* out) {
     if (s == 1) {
       adm_dwt_scale123(ref16_.bands.a, ref16_.bands.stride, in_w, in_h, s, rb, tmp32_.data());
       adm_dwt_scale123(dis16_.bands.a, dis16_.bands.stride, in_w, in_h, s, db, tmp32_.data());
+    } else if (s == 3 && (adm_small_axis(in_w) || adm_small_axis(in_h))) {
+      // libvmaf's reads before its buffers (see adm_small_axis): libvmaf's csf_f band d is our last scale-0 CSF.
+      const AdmBands<int16_t>& csf_f = opt_.skip_aim ? flt16_.bands : csf16_.bands;
+      if (opt_.skip_scale0)
+        std::fill(small_row_.begin(), small_row_.end(), 0);
+      else
+        adm_small_ref_row_above(csf_f.d, csf_f.stride, sw_[0], sh_[0], in_w, small_row_.data());
+      adm_dwt_scale3_small(ref_a32_[s % 2].data(), dis_a32_[s % 2].data(), in_w, in_w, in_h, small_row_.data(), rb,
+                           db, tmp32_.data());
     } else {
       adm_dwt_scale123(ref_a32_[s % 2].data(), in_w, in_w, in_h, s, rb, tmp32_.data());
       adm_dwt_scale123(dis_a32_[s % 2].data(), in_w, in_w, in_h, s, db, tmp32_.data());
