@@ -569,6 +569,54 @@ TEST(CpuVifMotion, V1ModelMotionMatchesV1OracleJson) {
   EXPECT_EQ(checked, 5u);
 }
 
+// The small pictures ADM's tests use (17x17 .. 300x18 crops of the sample pair, tests/data/small_sizes.json): VIF and
+// motion there are libvmaf's, exactly (they read nothing outside their planes at these sizes; below 16 libvmaf's VIF
+// reads outside the picture, below 3 its motion does, and both are refused).
+TEST(CpuVifMotion, SmallPicturesMatchLibvmaf) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  test::Oracle o;
+  ASSERT_OK(test::load_oracle(test::project_data_dir() + "/small_sizes.json", &o));
+  const std::pair<uint32_t, uint32_t> sizes[] = {{17, 17}, {24, 24}, {32, 32}, {17, 40}, {40, 17},
+                                                 {20, 200}, {200, 20}, {33, 20}, {31, 33}, {300, 18}};
+  size_t first = 0;
+  for (const auto& [w, h] : sizes) {
+    const std::string tag = std::to_string(w) + "x" + std::to_string(h);
+    SCOPED_TRACE(tag);
+    cpu::Vif vif;
+    ASSERT_OK(vif.init(w, h, 8, {}));
+    std::vector<int32_t> row(w);
+    std::vector<double> sad;
+    auto crop = [&](const PictureView& v) {
+      cpu::Plane p = cpu::luma_plane(v);
+      p.data += 5 * p.stride + 7;
+      p.w = w;
+      p.h = h;
+      return p;
+    };
+    cpu::MotionPost post;
+    std::vector<cpu::MotionOut> out;
+    for (size_t f = 0; f < 3; f++) {
+      cpu::VifScores s;
+      ASSERT_OK(vif.compute(crop(c.ref.frame(f)), crop(c.dist.frame(f)), &s));
+      for (int k = 0; k < 4; k++)
+        EXPECT_EQ(s.scale[k], metric(o, first + f, tag + "/integer_vif_scale" + std::to_string(k))) << f;
+      const double m = f == 0 ? 0.0
+                              : cpu::motion_score_from_sad(
+                                    cpu::motion_sad(crop(c.ref.frame(f - 1)), crop(c.ref.frame(f)), row.data()), w, h);
+      EXPECT_EQ(m, metric(o, first + f, tag + "/VMAF_integer_feature_motion_sad_score")) << f;
+      post.push(f, m, &out);
+    }
+    post.finish(&out);
+    ASSERT_EQ(out.size(), 3u);
+    for (size_t f = 0; f < 3; f++) {
+      EXPECT_EQ(out[f].motion2, metric(o, first + f, tag + "/integer_motion2")) << f;
+      EXPECT_EQ(out[f].motion3, metric(o, first + f, tag + "/integer_motion3")) << f;
+    }
+    first += 3;
+  }
+}
+
 TEST(CpuVifMotion, MotionOptionsOutsideLibvmafsRangesAreRefused) {
   EXPECT_TRUE(cpu::motion_check_options({}).is_ok());
   cpu::MotionOptions o;
