@@ -83,6 +83,23 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
     }
   }
   p.row_sums = rows;
+  // Scale 3 of a picture of 17..32 samples on an axis: libvmaf's reads before its buffers (cpu::adm_small_axis).
+  adm::ScaleParams& s3 = p.scale[3];
+  if (cpu::adm_small_axis(s3.in_w) || cpu::adm_small_axis(s3.in_h)) {
+    s3.small = 1;
+    adm::SmallRowParams& q = p.small_row;
+    const adm::ScaleParams& s0 = p.scale[0];
+    const cpu::AdmRect tap = cpu::adm_tap_rect(s0.w, s0.h);
+    q.w0 = s0.w;
+    q.h0 = s0.h;
+    q.row_len = (s0.w + 7) / 8 * 8;
+    q.count = s3.in_w;
+    q.left = tap.left;
+    q.top = tap.top;
+    q.right = tap.right;
+    q.bottom = tap.bottom;
+    q.mode = opt.skip_scale0 ? 0 : opt.skip_aim ? 2 : 1;
+  }
   *out = p;
   return Status::ok();
 }
@@ -129,6 +146,9 @@ Status AdmGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, un
   VMAFX_TRY(a->module_.function("adm_scale1_kernel", &a->scale1_));
   VMAFX_TRY(a->module_.function("adm_scale23_kernel", &a->scale23_));
   VMAFX_TRY(a->module_.function("adm_finish_kernel", &a->finish_));
+  VMAFX_TRY(a->module_.function("adm_small_row_kernel", &a->small_row_kernel_));
+  if (a->params_.small_row.count > 0)
+    VMAFX_TRY(DeviceBuffer::create(device, size_t(a->params_.small_row.count) * 4, &a->small_row_));
   for (int s = 0; s < 3; ++s) {
     const size_t n = size_t(a->params_.scale[s].w) * size_t(a->params_.scale[s].h);
     VMAFX_TRY(DeviceBuffer::create(device, 2 * n * (s == 0 ? 2 : 4), &a->band_a_[s]));
@@ -213,6 +233,21 @@ Status AdmGpu::launch(const FramePlanes& frame, unsigned slot, void* const dump[
     void* args[] = {&ref, &dist, &p, &ref_a, &dist_a, &rows, &d, &plane};
     VMAFX_TRY(device_->launch(scale0_, scale_grid(p), block, 0, args));
   }
+  const vx_i32* small_row = nullptr;
+  if (params_.small_row.count > 0) {
+    adm::SmallRowParams q = params_.small_row;
+    if (q.mode == 0) {
+      VMAFX_TRY(device_->memset_d32_async(small_row_.data(), 0, size_t(q.count)));
+    } else {
+      adm::PictureArg ref = picture_arg(frame.ref[0]);
+      adm::PictureArg dist = picture_arg(frame.dist[0]);
+      adm::ScaleParams p0 = params_.scale[0];
+      vx_i32* o = small_row_.as<vx_i32>();
+      void* args[] = {&ref, &dist, &p0, &q, &o};
+      VMAFX_TRY(device_->launch(small_row_kernel_, Dim3{1, 1, 1}, Dim3{256, 1, 1}, 0, args));
+    }
+    small_row = small_row_.as<vx_i32>();
+  }
   for (int s = 1; s < 4; ++s) {
     adm::ScaleParams p = params_.scale[s];
     const size_t n_in = size_t(p.in_w) * size_t(p.in_h);
@@ -224,7 +259,7 @@ Status AdmGpu::launch(const FramePlanes& frame, unsigned slot, void* const dump[
     vx_i32* dist_a = s < 3 ? ref_a + n : nullptr;
     vx_i32* d = static_cast<vx_i32*>(dump[s]);
     vx_u64 plane = n;
-    void* args[] = {&ref_in, &dist_in, &p, &ref_a, &dist_a, &rows, &d, &plane};
+    void* args[] = {&ref_in, &dist_in, &p, &ref_a, &dist_a, &rows, &d, &plane, &small_row};  // scale 1: 8
     VMAFX_TRY(device_->launch(s == 1 ? scale1_ : scale23_, scale_grid(p), block, 0, args));
   }
   {

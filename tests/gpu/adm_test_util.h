@@ -233,6 +233,22 @@ inline Reference run_reference(const PicturePair& pp, const cpu::AdmOptions& opt
                             tmp32.data());
       cpu::adm_dwt_scale123(ref.s0.plane(K::kDumpDistA), in_w, in_w, in_h, s, sp.bands(K::kDumpDistA, true),
                             tmp32.data());
+    } else if (s == 3 && (cpu::adm_small_axis(in_w) || cpu::adm_small_axis(in_h))) {
+      // libvmaf's reads before its buffers: its scale-0 csf_f band d (the CSF of r, or flt of a with adm_skip_aim,
+      // nothing with adm_skip_scale0), written over the tap rectangle only.
+      const int w0 = ref.s0.w, h0 = ref.s0.h;
+      std::vector<int16_t> csf_f(size_t(w0) * h0, 0);
+      if (!opt.skip_scale0) {
+        const int16_t* src = ref.s0.plane((opt.skip_aim ? K::kDumpFltDlm : K::kDumpCsfAim) + 2);
+        const cpu::AdmRect tap = cpu::adm_tap_rect(w0, h0);
+        for (int i = tap.top; i < tap.bottom; ++i)
+          for (int j = tap.left; j < tap.right; ++j) csf_f[size_t(i) * w0 + j] = src[size_t(i) * w0 + j];
+      }
+      std::vector<int32_t> row(static_cast<size_t>(in_w)), tmp(4 * static_cast<size_t>(in_w));
+      cpu::adm_small_ref_row_above(csf_f.data(), w0, w0, h0, in_w, row.data());
+      StagePlanes<int32_t>& prev = ref.s123[s - 2];
+      cpu::adm_dwt_scale3_small(prev.plane(K::kDumpRefA), prev.plane(K::kDumpDistA), in_w, in_w, in_h, row.data(),
+                                sp.bands(K::kDumpRefA, true), sp.bands(K::kDumpDistA, true), tmp.data());
     } else {
       StagePlanes<int32_t>& prev = ref.s123[s - 2];
       cpu::adm_dwt_scale123(prev.plane(K::kDumpRefA), in_w, in_w, in_h, s, sp.bands(K::kDumpRefA, true),
