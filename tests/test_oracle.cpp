@@ -49,27 +49,23 @@ void score_pair(const Case& c, const Oracle& oracle, bool extra_features) {
   ASSERT_TRUE(ref.open(c.pair.ref_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.ref_path();
   ASSERT_TRUE(dist.open(c.pair.dist_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.dist_path();
 
-  ScorerConfig cfg;
-  cfg.model = c.model;
+  ScorerConfig cfg = extra_features ? scorer_config(c.model, {"psnr", "float_ssim", "float_ms_ssim"})
+                                     : scorer_config(c.model);
   cfg.subsample = c.subsample;
   cfg.threads = c.threads;
-  if (extra_features) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
   VideoGeometry g{c.pair.width, c.pair.height, uint8_t(c.pair.bpc), Chroma::k420};
+  FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  Status s = Scorer::create(cfg, g, &scorer);
+  Status s = make_scorer(cfg, g, &log, &scorer);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
 
-  std::vector<FrameScore> got;
   for (size_t i = 0; i < ref.frames(); i++) {
-    s = scorer->submit(ref.frame(i), dist.frame(i), int64_t(i) * 40, i, {});
+    s = scorer->submit(frame_pair(ref.frame(i), dist.frame(i), int64_t(i) * 40, i));
     ASSERT_TRUE(s.is_ok()) << s.to_string();
-    FrameScore fs;
-    while (scorer->next(&fs)) got.push_back(fs);
   }
   s = scorer->flush();
   ASSERT_TRUE(s.is_ok()) << s.to_string();
-  FrameScore fs;
-  while (scorer->next(&fs)) got.push_back(fs);
+  const std::vector<FrameScore> got = log.frames();
 
   const auto& names = scorer->score_names();
   ASSERT_EQ(got.size(), oracle.frames.size()) << "number of scored frames";
@@ -136,20 +132,16 @@ TEST_P(SampleOracleTest, MatchesLibvmafWithoutShared) {
   YuvClip ref, dist;
   ASSERT_TRUE(ref.open(tmp + "/ref.yuv", 320, 240, fmt).is_ok());
   ASSERT_TRUE(dist.open(tmp + "/dist.yuv", 320, 240, fmt).is_ok());
-  ScorerConfig cfg;
-  cfg.model = model;
-  if (oracle.frames.front().count("psnr_y")) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
+  ScorerConfig cfg = oracle.frames.front().count("psnr_y") ? scorer_config(model, {"psnr", "float_ssim", "float_ms_ssim"})
+                                                           : scorer_config(model);
+  FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  s = Scorer::create(cfg, {320, 240, 8, Chroma::k420}, &scorer);
+  s = make_scorer(cfg, {320, 240, 8, Chroma::k420}, &log, &scorer);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
-  std::vector<FrameScore> got;
-  FrameScore fs;
-  for (size_t i = 0; i < ref.frames(); i++) {
-    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), i, {}).is_ok());
-    while (scorer->next(&fs)) got.push_back(fs);
-  }
+  for (size_t i = 0; i < ref.frames(); i++)
+    ASSERT_TRUE(scorer->submit(frame_pair(ref.frame(i), dist.frame(i), int64_t(i), i)).is_ok());
   ASSERT_TRUE(scorer->flush().is_ok());
-  while (scorer->next(&fs)) got.push_back(fs);
+  const std::vector<FrameScore> got = log.frames();
   ASSERT_EQ(got.size(), oracle.frames.size());
   for (size_t k = 0; k < got.size(); k++) {
     EXPECT_EQ(oracle.frames[k].size(), scorer->score_names().size()) << "same columns as libvmaf";

@@ -2,6 +2,7 @@
 #include "hip/pipeline.h"
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -238,48 +239,25 @@ PipelineStats HipPipeline::stats() const {
   return stats_;
 }
 
-Status HipPipeline::add(unsigned id, uint64_t index, const PictureView& ref, const PictureView& dist,
-                        const PictureView* prev_ref, double* out, Done done) {
-  if (id >= features_.size()) return {Errc::invalid_argument, "HIP pipeline: no feature " + std::to_string(id)};
-  if (!out || !done) return {Errc::invalid_argument, "HIP pipeline: a part needs an output and a done callback"};
-  if (open_ && index != open_index_) VMAFX_TRY(submit_frame());
-  if (!open_) {
-    if (ref.width != cfg_.width || ref.height != cfg_.height || ref.bit_depth != cfg_.bpc ||
-        dist.width != cfg_.width || dist.height != cfg_.height || dist.bit_depth != cfg_.bpc)
-      return {Errc::unsupported, "HIP pipeline: frame " + std::to_string(index) + " is not the " +
-                                     std::to_string(cfg_.width) + "x" + std::to_string(cfg_.height) + " " +
-                                     std::to_string(cfg_.bpc) + "-bit video the pipeline was made for"};
-    open_ = true;
-    open_index_ = index;
-    open_ref_ = ref;
-    open_dist_ = dist;
-    open_has_prev_ = prev_ref != nullptr;
-    if (prev_ref) open_prev_ = *prev_ref;
-    open_parts_.clear();
+Status HipPipeline::submit(uint64_t index, const PictureView& ref, const PictureView& dist,
+                           const PictureView* prev_ref, std::vector<Part> parts, Done done) {
+  assert(done);
+  for (const Part& p : parts) {
+    assert(p.feature < features_.size() && p.out);
+    (void)p;
   }
-  for (const Part& p : open_parts_)
-    if (p.feature == id) return {Errc::invalid_argument, "HIP pipeline: feature added twice to one frame"};
-  open_parts_.push_back({id, out, std::move(done)});
-  return Status::ok();
-}
-
-void HipPipeline::fail_parts(std::vector<Part>* parts, const Status& s) {
-  for (Part& p : *parts) {
-    if (p.done) p.done(s);
-  }
-  parts->clear();
-}
-
-Status HipPipeline::submit_frame() {
-  if (!open_) return Status::ok();
-  std::vector<Part> parts = std::move(open_parts_);
-  open_parts_.clear();
-  open_ = false;
-  Status s = submit_locked_out(&parts);
-  if (!s) {
-    s.prepend("HIP pipeline, frame " + std::to_string(open_index_));
-    fail_parts(&parts, s);
-  }
+  if (ref.width != cfg_.width || ref.height != cfg_.height || ref.bit_depth != cfg_.bpc ||
+      dist.width != cfg_.width || dist.height != cfg_.height || dist.bit_depth != cfg_.bpc)
+    return {Errc::unsupported, "HIP pipeline: frame " + std::to_string(index) + " is not the " +
+                                   std::to_string(cfg_.width) + "x" + std::to_string(cfg_.height) + " " +
+                                   std::to_string(cfg_.bpc) + "-bit video the pipeline was made for"};
+  open_index_ = index;
+  open_ref_ = ref;
+  open_dist_ = dist;
+  open_has_prev_ = prev_ref != nullptr;
+  if (prev_ref) open_prev_ = *prev_ref;
+  Status s = submit_locked_out(&parts, &done);
+  if (!s) s.prepend("HIP pipeline, frame " + std::to_string(index));
   return s;
 }
 
@@ -441,9 +419,8 @@ Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dis
   return Status::ok();
 }
 
-Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
+Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
   VMAFX_TRY(device_->status());
-  if (parts->empty()) return Status::ok();
   const uint64_t index = open_index_;
 
   bool dist_needed = false, chroma_needed = false, prev_needed = false;
@@ -530,16 +507,24 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
     slot.busy = true;
     if (plant_ != Plant::skip_wait) {
       slot.parts = std::move(*parts);
+      slot.done = std::move(*done);
       parts->clear();
       queue_.push_back(k);
     }
   }
   if (plant_ == Plant::skip_wait) {
     // Planted defect: the scores are read back before the device has written them.
-    for (Part& p : *parts) p.done(features_[p.feature].feature->finish(k, p.out));
+    Status first;
+    for (Part& p : *parts) {
+      Status f = features_[p.feature].feature->finish(k, p.out);
+      if (first && !f) first = f;
+    }
     parts->clear();
-    std::lock_guard<std::mutex> lk(mu_);
-    slot.busy = false;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      slot.busy = false;
+    }
+    (*done)(first);
     return Status::ok();
   }
   cv_.notify_all();
@@ -558,36 +543,36 @@ void HipPipeline::completion_loop() {
     Slot& slot = slots_[k];
     const Status waited = slot.event.synchronize();
     std::vector<Part> parts;
+    Done done;
     {
       std::lock_guard<std::mutex> lk(mu_);
       parts = std::move(slot.parts);
+      done = std::move(slot.done);
       slot.parts.clear();
     }
+    Status frame_status = waited;
     for (Part& p : parts) {
-      Status s = waited;
-      if (s) {
-        GpuFeature* f = features_[p.feature].feature.get();
-        s = f->finish(k, p.out);
-        if (!s) s.prepend(std::string(f->name()) + " finishing frame " + std::to_string(slot.index));
-      }
-      p.done(s);
+      if (!frame_status) break;
+      GpuFeature* f = features_[p.feature].feature.get();
+      Status s = f->finish(k, p.out);
+      if (!s) frame_status = s.prepend(std::string(f->name()) + " finishing frame " + std::to_string(slot.index));
     }
+    // The slot is free before `done` runs: the caller may submit the next frame from inside it.
     {
       std::lock_guard<std::mutex> lk(mu_);
       slot.busy = false;
       queue_.pop_front();
     }
     cv_.notify_all();
+    if (done) done(frame_status);
   }
 }
 
 Status HipPipeline::drain() {
-  Status s = submit_frame();
   {
     std::unique_lock<std::mutex> lk(mu_);
     cv_.wait(lk, [&] { return queue_.empty(); });
   }
-  if (!s) return s;
   return device_->status();
 }
 
