@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/scale.h"
 #include "features/table.h"
 #include "vmafx/picture.h"
 #include "vmafx/status.h"
@@ -26,6 +27,10 @@ struct Plan {
   std::vector<size_t> first_value;     // per feature: offset of its outputs in Frame::values
   size_t value_count = 0;
   unsigned threads = 0;                // CPU worker threads (0, 1: the submitting thread)
+  // A distorted stream of another size: every frame's distorted picture is scaled to `geometry` with this scaler
+  // (null: the two streams have the same size) before any feature reads it.
+  std::shared_ptr<const cpu::Scaler> scaler;
+  VideoGeometry dist_geometry;         // the distorted stream's geometry (== geometry without a scaler)
 
   void add(Instance inst) {
     first_value.push_back(value_count);
@@ -44,7 +49,7 @@ struct Plan {
 struct Frame {
   uint64_t index = 0;
   bool scored = true;                  // false: only temporal features run (values of the others stay NaN)
-  PictureView ref, dist;               // dist already at the plan's geometry
+  PictureView ref, dist;               // as submitted: dist at Plan::dist_geometry
   const PictureView* prev_ref = nullptr;  // the previous frame's reference (valid until this frame is done)
   std::vector<double> values;          // Plan::value_count entries, NaN where a feature did not run
   // Backend bookkeeping: the CPU backend counts the frame's tasks, the HIP backend joins its GPU and CPU parts.
@@ -52,6 +57,9 @@ struct Frame {
   Status task_status;                  // the first failure among the tasks
   std::atomic<int> parts{0};
   Status part_status;                  // the first failure among the parts
+  // The CPU backend's copy of `dist` at the plan's geometry when the plan scales (its storage is the backend's).
+  PictureView cpu_dist;
+  std::unique_ptr<cpu::ScaledPicture> scaled;
 
   bool runs(const Instance& f) const { return scored || f.desc->temporal; }
 };

@@ -36,24 +36,31 @@ class CpuBackend final : public Backend {
 
   Status submit(Frame* f) override {
     int tasks = 0;
-    for (const Instance& inst : plan_.features) tasks += f->runs(inst) ? 1 : 0;
+    bool reads_dist = false;
+    for (const Instance& inst : plan_.features) {
+      if (!f->runs(inst)) continue;
+      tasks++;
+      reads_dist = reads_dist || (inst.desc->reads & ~(kReadsRefLuma | kReadsPrevRef));
+    }
     if (tasks == 0) {
       done_(f, Status::ok());
       return Status::ok();
     }
     f->tasks.store(tasks);
     f->task_status = Status::ok();
+    f->cpu_dist = f->dist;
     {
       std::lock_guard<std::mutex> lk(mu_);
       in_flight_++;
     }
-    for (size_t i = 0; i < plan_.features.size(); i++) {
-      if (!f->runs(plan_.features[i])) continue;
-      if (pool_) {
-        pool_->push([this, f, i](unsigned worker) { run(f, i, worker); });
-      } else {
-        run(f, i, 0);
-      }
+    const bool scale = plan_.scaler && reads_dist;
+    if (!scale) {
+      queue_features(f);
+    } else if (pool_) {
+      // The frame's scaling is one task; its features follow it.
+      pool_->push([this, f](unsigned) { scale_then_queue(f); });
+    } else {
+      scale_then_queue(f);
     }
     return Status::ok();
   }
@@ -64,11 +71,48 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  void queue_features(Frame* f) {
+    for (size_t i = 0; i < plan_.features.size(); i++) {
+      if (!f->runs(plan_.features[i])) continue;
+      if (pool_) {
+        pool_->push([this, f, i](unsigned worker) { run(f, i, worker); });
+      } else {
+        run(f, i, 0);
+      }
+    }
+  }
+
+  // Scales the frame's distorted picture into storage of the frame (taken from a pool), then queues its features;
+  // a failure fails every task of the frame.
+  void scale_then_queue(Frame* f) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!free_scaled_.empty()) {
+        f->scaled = std::move(free_scaled_.back());
+        free_scaled_.pop_back();
+      }
+    }
+    if (!f->scaled) f->scaled = std::make_unique<cpu::ScaledPicture>();
+    Status s = plan_.scaler->scale(f->dist, f->scaled.get());
+    if (!s) {
+      s.prepend("scaling the distorted frame " + std::to_string(f->index));
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        f->task_status = s;
+      }
+      const int n = f->tasks.load();
+      for (int k = 0; k < n; k++) finish_task(f);
+      return;
+    }
+    f->cpu_dist = f->scaled->view;
+    queue_features(f);
+  }
+
   void run(Frame* f, size_t i, unsigned worker) {
     FrameView v;
     v.index = f->index;
     v.ref = &f->ref;
-    v.dist = &f->dist;
+    v.dist = &f->cpu_dist;
     v.prev_ref = f->prev_ref;
     Status s = workers_[worker][i]->compute(v, f->values.data() + plan_.first_value[i]);
     if (!s) {
@@ -76,11 +120,17 @@ class CpuBackend final : public Backend {
       std::lock_guard<std::mutex> lk(mu_);
       if (f->task_status) f->task_status = s;
     }
+    finish_task(f);
+  }
+
+  // One task of the frame has run; the last one reports the frame (its scaled picture goes back to the pool first).
+  void finish_task(Frame* f) {
     if (f->tasks.fetch_sub(1) != 1) return;
     Status st;
     {
       std::lock_guard<std::mutex> lk(mu_);
       st = f->task_status;
+      if (f->scaled) free_scaled_.push_back(std::move(f->scaled));
     }
     done_(f, st);
     std::lock_guard<std::mutex> lk(mu_);
@@ -95,6 +145,7 @@ class CpuBackend final : public Backend {
   std::mutex mu_;
   std::condition_variable cv_;
   size_t in_flight_ = 0;
+  std::vector<std::unique_ptr<cpu::ScaledPicture>> free_scaled_;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "hip/adm_gpu.h"
 #include "hip/motion_gpu.h"
 #include "hip/psnr_gpu.h"
+#include "hip/ssim_gpu.h"
 #include "hip/vif_gpu.h"
 
 namespace vmafx::hip {
@@ -81,6 +82,16 @@ Status make_psnr(const Instance& inst, const VideoGeometry& g, const std::shared
   return Status::ok();
 }
 
+template <class T>
+Status make_luma_float(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                       unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  if (!takes_only(inst, {})) return Status::ok();
+  std::unique_ptr<T> f;
+  VMAFX_TRY(T::create(dev, g.width, g.height, g.bit_depth, slots, &f));
+  *out = std::move(f);
+  return Status::ok();
+}
+
 struct GpuEntry {
   const char* name;
   Maker make;
@@ -91,6 +102,8 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"vif", &make_vif},
     {"motion", &make_motion},
     {"psnr", &make_psnr},
+    {"float_ssim", &make_luma_float<SsimGpu>},
+    {"float_ms_ssim", &make_luma_float<MsSsimGpu>},
 };
 
 }  // namespace

@@ -42,6 +42,9 @@ class HipBackend final : public features::Backend {
     pc.bpc = plan.geometry.bit_depth;
     pc.chroma = plan.geometry.chroma;
     pc.slots = slots_for(plan.geometry);
+    pc.scaler = plan.scaler.get();  // the plan (kept in plan_) owns it
+    pc.dist_width = plan.dist_geometry.width;
+    pc.dist_height = plan.dist_geometry.height;
     VMAFX_TRY(HipPipeline::create(device_, pc, &pipeline_));
 
     features::Plan cpu_plan;

@@ -58,7 +58,9 @@
 #include <vector>
 
 #include "hip/device.h"
+#include "cpu/scale.h"
 #include "hip/feature.h"
+#include "hip/scale_gpu.h"
 #include "vmafx/picture.h"
 #include "vmafx/status.h"
 
@@ -80,6 +82,11 @@ struct PipelineConfig {
   // Upload host frames on the device's upload stream: 1 yes (where the runtime can order streams), 0 no (on the
   // library stream), -1 as VMAFX_HIP_UPLOAD_STREAM says (unset, empty or anything but "0": yes).
   int upload_stream = -1;
+  // A distorted stream of another size: dist_width x dist_height pictures, scaled on the device to width x height
+  // with this scaler's filters before any feature reads them (null: both streams have the pipeline's size). The
+  // scaler must outlive the pipeline.
+  const cpu::Scaler* scaler = nullptr;
+  uint32_t dist_width = 0, dist_height = 0;
 };
 
 // Whether VMAFX_HIP_UPLOAD_STREAM asks for the upload stream (unset, empty or anything but "0").
@@ -165,7 +172,9 @@ class HipPipeline {
   Status enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot);
   Status upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes);
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
-  Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp) const;
+  Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp, bool stored = false) const;
+  // Plane p's size as the features read it, or its stored size (chroma rounded up) where the scaler reads it.
+  static void plane_size(const PictureView& v, unsigned p, bool stored, uint32_t* w, uint32_t* h);
   Status submit_locked_out(std::vector<Part>* parts, Done* done);  // the body of submit
   void completion_loop();
 
@@ -174,6 +183,7 @@ class HipPipeline {
   Plant plant_ = Plant::none;
   bool upload_stream_ = false;
   std::vector<Registered> features_;
+  std::unique_ptr<ScaleGpu> scale_;  // with PipelineConfig::scaler
   bool allocated_ = false;
   bool needs_prev_ = false, needs_chroma_ = false;
 

@@ -16,6 +16,7 @@
 #include <deque>
 #include <mutex>
 
+#include "cpu/scale.h"
 #include "features/backend.h"
 #include "features/table.h"
 #include "scoring/backend_select.h"
@@ -169,9 +170,20 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
   if (d.bit_depth != r.bit_depth || d.chroma != r.chroma)
     return {Errc::unsupported, "reference " + geometry_text(r) + " and distorted " + geometry_text(d) +
                                    " differ in bit depth or chroma subsampling"};
-  if (d.width != r.width || d.height != r.height)
-    return {Errc::unsupported, "distorted " + geometry_text(d) + " differs in size from the reference " +
-                                   geometry_text(r) + ": scaling the distorted stream is not available in this build"};
+  plan_.dist_geometry = d;
+  if (d.width != r.width || d.height != r.height) {
+    if (cfg.scale == ScaleMethod::none)
+      return {Errc::unsupported, "distorted " + geometry_text(d) + " differs in size from the reference " +
+                                     geometry_text(r) + " and scaling is off (choose bicubic, bilinear or lanczos)"};
+    const cpu::ScaleKernel k = cfg.scale == ScaleMethod::bilinear  ? cpu::ScaleKernel::bilinear
+                               : cfg.scale == ScaleMethod::lanczos ? cpu::ScaleKernel::lanczos
+                                                                   : cpu::ScaleKernel::bicubic;
+    auto scaler = std::make_shared<cpu::Scaler>();
+    VMAFX_TRY(scaler->init(k, d.width, d.height, r.width, r.height, r.chroma, r.bit_depth)
+                  .prepend("scaling the distorted " + geometry_text(d) + " to the reference's " +
+                           std::to_string(r.width) + "x" + std::to_string(r.height)));
+    plan_.scaler = std::move(scaler);
+  }
   if (cfg.subsample == 0) return {Errc::invalid_argument, "subsample must be at least 1"};
   collector_.set_subsample(cfg.subsample);
   plan_.geometry = r;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # GPU batch "gl": the GL interop on the GPU machine (NVIDIA, EGL's device platform; no GLX there). Run from the tree's
 # root there, after `scripts/device/stage.sh gl` here (it copies this script to .devrun/), carrying
-# [".devrun", ".devdata", ".devcarry"]:   bash .devrun/gpu_batch.sh
+# [".devrun", ".devdata", ".devcarry"]:   bash .devrun/batch-gl.sh
 # Logs go to $OUT; the summary lines go to stdout. Budgeted to end inside one 10-minute call (VMAFX_GL_BATCH_BUDGET_S:
 # seconds after which the example pipelines are skipped, 570 by default).
 set -u

@@ -9,7 +9,7 @@
 # Each traced run (VMAFX_TRACE=1) prints its phases with ms since start and the process's user/sys time; untraced
 # runs give the headline times. Targets: 1080p <= 0.353 s (850 fps), 4K <= 0.5 s (240 fps).
 # Run from the root of the staged tree (scripts/device/stage.sh engine; carry .devrun and .devdata):
-#   bash tools/gpu_batch_cli_trace.sh        -> $OUT/cli_trace.txt
+#   bash scripts/device/batch-cli-trace.sh        -> $OUT/cli_trace.txt
 # R is the build directory (stripped binaries), D the test data (unpacked here when still compressed).
 set -u
 R=${R:-.devrun}
