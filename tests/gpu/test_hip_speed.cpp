@@ -25,6 +25,7 @@
 #include "hip/speed_gpu.h"
 #include "speed_test_util.h"
 #include "support.h"
+#include "vmafx/scorer.h"
 
 namespace vmafx::hip {
 namespace {
@@ -300,6 +301,68 @@ TEST(HipSpeed, RunTimeCompiledKernelsMatchCpu) {
   EXPECT_EQ(out[0], want.u);
   EXPECT_EQ(out[1], want.v);
   EXPECT_EQ(out[2], want.uv);
+}
+
+// The v1 models' adm, motion and speed_chroma through the Scorer on the HIP backend: every value equal to the CPU
+// backend's (the feature table routes them to AdmGpu, MotionGpu and SpeedGpu with the options).
+TEST(HipSpeed, V1FeaturesOnTheHipBackendEqualTheCpuBackend) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const OptionList adm = {{"adm_csf_mode", "2"},   {"adm_dlm_weight", "0.7"}, {"adm_enhn_gain_limit", "1"},
+                          {"adm_noise_weight", "0.02"}, {"adm_min_val", "0.5"}};
+  const OptionList speed = {{"speed_nn_floor", "0.1"}, {"speed_sigma_nn", "0.19"}, {"speed_weight_var_mode", "5"},
+                            {"speed_max_val", "45"}};
+  std::vector<std::string> absent;
+  unsigned runs = 0;
+  for (const vmafx::test::Pair& p : vmafx::test::present_pairs(&absent)) {
+    for (bool prescale : {false, true}) {
+      if (prescale && p.height < 324) continue;  // 0.6 of pair c's chroma leaves fewer than 5 decimated rows
+      vmafx::test::PairClips c;
+      ASSERT_OK(vmafx::test::open_pair_clips(p, &c));
+      OptionList sp = speed;
+      OptionList ad = adm;
+      if (prescale) {
+        sp.push_back({"speed_prescale", "0.6"});
+        sp.push_back({"speed_prescale_method", "bilinear"});
+        ad.push_back({"adm_norm_view_dist", "5"});
+      }
+      std::vector<FrameScore> frames[2];
+      std::vector<std::string> names[2];
+      for (int b = 0; b < 2; b++) {
+        ScorerConfig cfg = vmafx::test::scorer_config("");
+        cfg.features = {{"adm", ad}, {"motion", {{"motion_max_val", "18"}}}, {"speed_chroma", sp}};
+        cfg.backend = b ? Backend::hip : Backend::cpu;
+        std::vector<std::string> notices;
+        cfg.on_notice = [&notices](NoticeLevel, const std::string& m, const std::string&) { notices.push_back(m); };
+        vmafx::test::FrameLog log;
+        std::unique_ptr<Scorer> scorer;
+        ASSERT_OK(vmafx::test::make_scorer(cfg, {p.width, p.height, uint8_t(p.bpc), Chroma::k420}, &log, &scorer));
+        for (size_t i = 0; i < c.ref.frames(); i++)
+          ASSERT_OK(scorer->submit(vmafx::test::frame_pair(c.ref.frame(i), c.dist.frame(i), 0, i)));
+        ASSERT_OK(scorer->flush());
+        frames[b] = log.frames();
+        names[b] = scorer->score_names();
+        if (b) {
+          std::printf("  %s%s on %s:", p.name().c_str(), prescale ? " (prescale 0.6, 5H)" : "",
+                      scorer->backend_description().c_str());
+          for (const std::string& n : notices) std::printf(" [%s]", n.c_str());
+          std::printf("\n");
+        }
+      }
+      ASSERT_EQ(names[0], names[1]);
+      ASSERT_EQ(frames[0].size(), frames[1].size());
+      size_t differ = 0;
+      for (size_t k = 0; k < frames[0].size(); k++)
+        for (size_t i = 0; i < frames[0][k].values.size(); i++)
+          if (!(frames[0][k].values[i] == frames[1][k].values[i])) {
+            if (!differ++)
+              ADD_FAILURE() << p.name() << " frame " << k << " " << names[0][i] << ": cpu " << frames[0][k].values[i]
+                            << ", hip " << frames[1][k].values[i];
+          }
+      EXPECT_EQ(differ, 0u) << p.name();
+      runs++;
+    }
+  }
+  EXPECT_GT(runs, 0u);
 }
 
 }  // namespace
