@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The engine end to end against libvmaf's own JSON: every public pair, every model file given, subsample 2,
 // 1 and 2 threads; per-frame and pooled values within the tolerances of tests/tolerances.h.
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -219,6 +220,47 @@ TEST(ScaledOracle, SmallDistortedMatchesLibvmafOfTheFfmpegUpscale) {
   const Status s = Scorer::create(cfg, g, &scorer);
   EXPECT_EQ(s.code(), Errc::unsupported);
   EXPECT_NE(s.message().find("bicubic"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace vmafx::test
+
+namespace vmafx::test {
+namespace {
+
+// The HFR models' motion (five-frame window: frame i against frame i - 2, moving average, max 18) through the
+// scorer, which keeps the reference two frames back: equal doubles to scratch libvmaf's full-precision oracle of the
+// sample pair (tests/data, 10 frames), with and without worker threads.
+TEST(MotionThroughScorer, FiveFrameWindowMatchesLibvmafExactly) {
+  PairClips c;
+  ASSERT_TRUE(open_sample_pair(&c).is_ok());
+  Oracle o;
+  ASSERT_TRUE(load_oracle(project_data_dir() + "/sample_320x240_dist.adm_motion_options.json", &o).is_ok());
+  const size_t n = o.frames.size();
+  for (unsigned threads : {0u, 3u}) {
+    ScorerConfig cfg = scorer_config("");
+    cfg.threads = threads;
+    cfg.features = {{"motion",
+                     {{"motion_five_frame_window", "true"}, {"motion_moving_average", "true"},
+                      {"motion_max_val", "18"}}}};
+    FrameLog log;
+    std::unique_ptr<Scorer> scorer;
+    ASSERT_TRUE(make_scorer(cfg, {c.ref.width(), c.ref.height(), 8, Chroma::k420}, &log, &scorer).is_ok());
+    std::atomic<int> released{0};
+    for (size_t i = 0; i < n; i++)
+      ASSERT_TRUE(
+          scorer->submit(frame_pair(c.ref.frame(i), c.dist.frame(i), int64_t(i), i, [&] { released++; })).is_ok());
+    ASSERT_TRUE(scorer->flush().is_ok());
+    EXPECT_EQ(released.load(), int(n));
+    const auto frames = log.frames();
+    ASSERT_EQ(frames.size(), n);
+    for (size_t i = 0; i < n; i++) {
+      for (const char* col : {"VMAF_integer_feature_motion_sad_score", "integer_motion2", "integer_motion3"}) {
+        const std::string name = std::string(col) + "_mffw_mmxv_18_mma";
+        EXPECT_EQ(frames[i].get(name, scorer->score_names()), o.frames[i].at(name)) << name << " frame " << i;
+      }
+    }
+  }
 }
 
 }  // namespace

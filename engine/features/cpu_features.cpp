@@ -61,9 +61,11 @@ class MotionFeature final : public CpuFeature {
   bool debug = false;
   Status compute(const FrameView& f, double* out) override {
     double score = 0.0;
-    if (f.prev_ref && !opt.force_zero) {
+    // The five-frame window compares the reference two frames back (frame 1 has none: 0, as libvmaf).
+    const PictureView* back = vmafx::cpu::motion_frame_distance(opt) == 2 ? f.prev_prev_ref : f.prev_ref;
+    if (back && !opt.force_zero) {
       const vmafx::cpu::Plane cur = luma(f.ref);
-      const uint64_t sad = vmafx::cpu::motion_sad(luma(f.prev_ref), cur, row.data());
+      const uint64_t sad = vmafx::cpu::motion_sad(luma(back), cur, row.data());
       score = vmafx::cpu::motion_score_from_sad(sad, cur.w, cur.h, opt);
     }
     out[0] = score;
@@ -220,6 +222,9 @@ Status motion_make(const Options& o, const VideoGeometry& g, std::unique_ptr<Cpu
   f->debug = o.flag("debug");
   *out = std::move(f);
   return Status::ok();
+}
+unsigned motion_frames_back(const Options& o) {
+  return vmafx::cpu::motion_frame_distance(motion_cpu_options(o));
 }
 std::unique_ptr<OrderedStage> motion_stage(const Options& o) {
   return std::make_unique<MotionStage>(motion_cpu_options(o));

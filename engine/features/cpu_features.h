@@ -30,6 +30,7 @@ VMAFX_CPU_FEATURE_HOOKS(speed_chroma)
 #undef VMAFX_CPU_FEATURE_HOOKS
 
 std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+unsigned motion_frames_back(const Options& o);
 
 // The CPU reference's option structs of a configured feature (shared with the GPU implementations).
 vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);

@@ -15,7 +15,7 @@ constexpr double kDblMax = std::numeric_limits<double>::max();
 
 // A libvmaf extractor vmafx does not compute: known by name so models and requests needing it are refused by name.
 FeatureDesc libvmaf_only(const char* name, std::vector<const char*> provides, std::vector<OptionDesc> options) {
-  return {name, std::move(provides), std::move(options), nullptr, {}, 0, false, nullptr, nullptr, nullptr};
+  return {name, std::move(provides), std::move(options), nullptr, {}, 0, false, nullptr, nullptr, nullptr, nullptr};
 }
 
 }  // namespace
@@ -195,12 +195,12 @@ const std::vector<FeatureDesc>& table() {
       {"motion_max_val", "mmxv", OptType::real, true, 10000, nullptr, 0, 10000, true},
       // Needs the reference two frames back, which the frame paths do not keep yet (cpu::MotionPost and
       // hip::MotionGpu implement it).
-      {"motion_five_frame_window", "mffw", OptType::boolean, true, 0, nullptr, 0, 0, false},
+      {"motion_five_frame_window", "mffw", OptType::boolean, true, 0, nullptr, 0, 0, true},
       {"motion_moving_average", "mma", OptType::boolean, true, 0, nullptr, 0, 0, true},
       {"debug", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
     },
     &hooks::motion_outputs, {"integer_motion2", "integer_motion3"}, kReadsRefLuma | kReadsPrevRef, true,
-    &hooks::motion_check, &hooks::motion_make, &hooks::motion_stage,
+    &hooks::motion_check, &hooks::motion_make, &hooks::motion_stage, &hooks::motion_frames_back,
   },
   {
     "vif",
