@@ -146,14 +146,17 @@ Status make_geometry(const char* what, uint32_t in_w, uint32_t in_h, uint32_t w,
     g->scale_w[s] = sw;
     g->scale_h[s] = sh;
   }
+  // Its histogram of a scale reads the rows and columns 0 .. pad - 1 up front and computes c-values for rows 0 ..
+  // pad: those must exist. Row pad == h itself is read only as stale buffer contents whose c-values are never
+  // pooled, except at a full-size scale 0, where that row lies outside libvmaf's buffers.
   const uint32_t lw = g->scale_w[kCambiScales - 1], lh = g->scale_h[kCambiScales - 1];
-  if (lw < g->pad || lh < g->pad)
+  if (lw < g->pad || lh < g->pad || (!speedup && h <= g->pad))
     return {Errc::unsupported,
             std::string("cambi: the ") + what + " picture at " + std::to_string(w) + "x" + std::to_string(h) +
-                " is " + std::to_string(lw) + "x" + std::to_string(lh) + " at the last scale, below half the window (" +
-                std::to_string(g->pad) + " of window " + std::to_string(g->window) +
-                "): libvmaf's sliding histogram would read outside the picture there (aspect ratios above about 10:1 "
-                "are not scored)"};
+                " (" + std::to_string(lw) + "x" + std::to_string(lh) + " at the last scale) is too small for window " +
+                std::to_string(g->window) + ": libvmaf's sliding histogram reads rows or columns outside the picture "
+                "(at least " + std::to_string(g->pad) + " at every scale and more than " + std::to_string(g->pad) +
+                " rows at full size are needed; aspect ratios above about 10:1 are not scored)"};
   g->src_x.clear();
   g->src_y.clear();
   if (g->resized) {
