@@ -742,24 +742,27 @@ Status Cambi::score_picture(const Plane& pic, const CambiGeometry& g, double* ra
   return Status::ok();
 }
 
+void cambi_finish_scores(const CambiPlan& plan, double d, double r, CambiScores* out) {
+  // libvmaf's MIN and MAX macros.
+  auto lo = [](double a, double b) { return a < b ? a : b; };
+  *out = CambiScores{};
+  out->cambi = lo(d, plan.max_val);
+  if (plan.full_ref) {
+    out->source = lo(r, plan.max_val);
+    const double combined = 0 > d - r ? 0 : d - r;
+    out->full_reference = lo(combined, plan.max_val);
+  }
+}
+
 Status Cambi::compute(const Plane& ref, const Plane& dist, CambiScores* out) {
   if (!ready_) return {Errc::invalid_argument, "cambi: not initialised"};
   if (!out) return {Errc::invalid_argument, "cambi: no output"};
   VMAFX_TRY(check_plane("distorted", dist, plan_));
   if (plan_.full_ref) VMAFX_TRY(check_plane("reference", ref, plan_));
-  double d = 0;
+  double d = 0, r = 0;
   VMAFX_TRY(score_picture(dist, plan_.dist, &d));
-  *out = CambiScores{};
-  // libvmaf's MIN and MAX macros.
-  auto lo = [](double a, double b) { return a < b ? a : b; };
-  out->cambi = lo(d, plan_.max_val);
-  if (plan_.full_ref) {
-    double r = 0;
-    VMAFX_TRY(score_picture(ref, plan_.ref, &r));
-    out->source = lo(r, plan_.max_val);
-    const double combined = 0 > d - r ? 0 : d - r;
-    out->full_reference = lo(combined, plan_.max_val);
-  }
+  if (plan_.full_ref) VMAFX_TRY(score_picture(ref, plan_.ref, &r));
+  cambi_finish_scores(plan_, d, r, out);
   return Status::ok();
 }
 

@@ -231,6 +231,10 @@ struct CambiDebug {
   double raw_score = 0;  // before clipping
 };
 
+// The outputs from the unclipped scores of the distorted and (full_ref) reference pictures, as libvmaf clips and
+// combines them.
+void cambi_finish_scores(const CambiPlan& plan, double dist_raw, double ref_raw, CambiScores* out);
+
 // One object per thread: it owns the scratch of one picture size.
 class Cambi {
  public:
