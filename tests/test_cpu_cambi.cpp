@@ -168,53 +168,9 @@ TEST(CpuCambi, OracleCasesCoverTenBitOddSizeAndV1) {
 
 // ---- synthetic pictures against libvmaf's printed doubles ----------------------------------------------------------
 
-struct Fixture {
-  const char* name;  // tests/data/cambi/<name>.json
-  uint32_t w, h;
-  unsigned bpc;
-  unsigned frames;
-  bool gradient;        // cambi_synth_gradient, else cambi_synth_luma
-  const char* options;  // libvmaf's --feature cambi=<options>
-};
-
-// The distorted picture of frame i; the reference (read with full_ref) is another frame of the same content.
-std::vector<uint16_t> fixture_luma(const Fixture& f, unsigned frame, bool reference) {
-  const unsigned n = reference ? frame + 50 : frame;
-  return f.gradient ? test::cambi_synth_gradient(f.w, f.h, f.bpc, n) : test::cambi_synth_luma(f.w, f.h, f.bpc, n);
-}
-
-const Fixture kFixtures[] = {
-    {"synth_640x360_8b", 640, 360, 8, 3, false, ""},
-    {"synth_640x360_8b_fullref", 640, 360, 8, 2, false, "full_ref=true"},
-    {"synth_640x360_8b_fullref_srcup", 640, 360, 8, 1, false, "full_ref=true:src_width=800:src_height=450"},
-    {"synth_640x360_8b_enc", 640, 360, 8, 2, false, "enc_width=500:enc_height=281"},
-    {"synth_640x360_8b_v1", 640, 360, 8, 2, false,
-     "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17"},
-    {"synth_640x360_8b_topk", 640, 360, 8, 2, false, "topk=0.05:cambi_topk=0.9:cambi_max_val=2.5"},
-    {"synth_640x360_8b_ctpk", 640, 360, 8, 1, false, "cambi_topk=1"},
-    {"synth_640x360_8b_vlt", 640, 360, 8, 1, false, "cambi_vis_lum_threshold=40:max_log_contrast=3"},
-    {"synth_333x217_8b", 333, 217, 8, 2, false, ""},
-    {"synth_333x217_8b_mlc5_ws100", 333, 217, 8, 1, false, "max_log_contrast=5:window_size=100"},
-    {"synth_333x217_8b_mlc0_ws15", 333, 217, 8, 1, false, "max_log_contrast=0:window_size=15:tvi_threshold=0.1"},
-    {"synth_640x360_10b", 640, 360, 10, 2, false, ""},
-    {"synth_640x360_10b_encbd8", 640, 360, 10, 1, false, "enc_bitdepth=8"},
-    {"synth_640x360_10b_pq", 640, 360, 10, 1, false, "eotf=pq:tvi_threshold=0.01"},
-    {"synth_640x360_10b_ceot", 640, 360, 10, 1, false, "eotf=bt1886:cambi_eotf=pq:max_log_contrast=4"},
-    {"synth_640x360_10b_fullref_resize", 640, 360, 10, 1, false,
-     "full_ref=true:enc_width=360:enc_height=216:src_width=480:src_height=270"},
-    {"synth_640x360_12b", 640, 360, 12, 1, false, ""},
-    {"synth_640x360_16b", 640, 360, 16, 1, false, "enc_width=400:enc_height=300"},
-    {"synth_216x16_8b", 216, 16, 8, 2, false, ""},
-    {"synth_216x2_8b", 216, 2, 8, 1, false, ""},
-    {"synth_1x216_8b", 1, 216, 8, 1, false, ""},
-    {"synth_217x3_10b", 217, 3, 10, 1, false, ""},
-    {"grad_1920x1080_10b", 1920, 1080, 10, 1, true, ""},
-    {"synth_2560x1440_8b_hrs1440", 2560, 1440, 8, 1, false, "cambi_high_res_speedup=1440"},
-    {"grad_3840x2160_8b_hrs2160", 3840, 2160, 8, 1, true, "cambi_high_res_speedup=2160"},
-    // At 4K without the speed-up the top-k sum of scale 0 is large enough that libvmaf's double summation rounds:
-    // equal only in libvmaf's order.
-    {"synth_3840x2160_8b", 3840, 2160, 8, 1, false, ""},
-};
+using test::Fixture;
+using test::fixture_luma;
+using test::kFixtures;
 
 std::string fixture_path(const Fixture& f) { return test::project_data_dir() + "/cambi/" + f.name + ".json"; }
 

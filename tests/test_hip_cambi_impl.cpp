@@ -374,6 +374,7 @@ std::vector<Case> cases() {
   auto blk = [](uint32_t w, uint32_t h, unsigned b) { return blocks(w, h, b, w * 31 + h); };
   auto rnd = [](uint32_t w, uint32_t h, unsigned b) { return noise(w, h, b, w + h, false); };
   auto ext = [](uint32_t w, uint32_t h, unsigned b) { return noise(w, h, b, w * h, true); };
+  auto steps = [](uint32_t w, uint32_t h, unsigned b) { return test::cambi_synth_steps(w, h, b, 3); };
   auto flat_max = [](uint32_t w, uint32_t h, unsigned b) {
     return std::vector<uint16_t>(size_t(w) * h, uint16_t((1u << b) - 1));
   };
@@ -393,9 +394,10 @@ std::vector<Case> cases() {
       {"extremes 300x220 8-bit", 300, 220, 8, ext, ""},
       {"max 300x220 10-bit", 300, 220, 10, flat_max, ""},
       {"max 300x220 16-bit", 300, 220, 16, flat_max, ""},
-      {"thin 216x2", 216, 2, 8, synth, ""},
-      {"thin 1x216", 1, 216, 8, synth, ""},
-      {"thin 217x3 10-bit", 217, 3, 10, synth, ""},
+      {"thin 216x2", 216, 2, 8, steps, ""},
+      {"thin 1x216", 1, 216, 8, steps, ""},
+      {"thin 217x3 10-bit", 217, 3, 10, steps, ""},
+      {"steps 220x40 10-bit ws 127", 220, 40, 10, steps, "window_size=127:topk=1"},
       {"thin 216x16", 216, 16, 8, blk, ""},
       {"gradient 1920x1080 hrs", 1920, 1080, 8, grad, "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06"},
       {"gradient 1920x1080", 1920, 1080, 10, grad, ""},

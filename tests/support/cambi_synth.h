@@ -71,4 +71,67 @@ inline std::vector<uint16_t> cambi_synth_gradient(uint32_t w, uint32_t h, unsign
   return out;
 }
 
+// Flat steps of one 8-bit level (12 columns by 6 rows each): flat windows with two or three values even in pictures
+// a few samples wide or high.
+inline std::vector<uint16_t> cambi_synth_steps(uint32_t w, uint32_t h, unsigned bpc, unsigned frame) {
+  std::vector<uint16_t> out(size_t(w) * h);
+  const unsigned up = bpc - 8;
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x)
+      out[size_t(y) * w + x] = uint16_t((60 + ((x + frame) / 12 + y / 6) % 3) << up);
+  return out;
+}
+
+// The synthetic pictures libvmaf scored for tests/data/cambi/<name>.json (see its README).
+struct Fixture {
+  const char* name;  // tests/data/cambi/<name>.json
+  uint32_t w, h;
+  unsigned bpc;
+  unsigned frames;
+  int kind;             // 0: cambi_synth_luma, 1: cambi_synth_gradient, 2: cambi_synth_steps
+  const char* options;  // libvmaf's --feature cambi=<options>
+};
+
+// The distorted picture of frame i; the reference (read with full_ref) is another frame of the same content.
+inline std::vector<uint16_t> fixture_luma(const Fixture& f, unsigned frame, bool reference) {
+  const unsigned n = reference ? frame + 50 : frame;
+  if (f.kind == 1) return cambi_synth_gradient(f.w, f.h, f.bpc, n);
+  if (f.kind == 2) return cambi_synth_steps(f.w, f.h, f.bpc, n);
+  return cambi_synth_luma(f.w, f.h, f.bpc, n);
+}
+
+inline const Fixture kFixtures[] = {
+    {"synth_640x360_8b", 640, 360, 8, 3, 0, ""},
+    {"synth_640x360_8b_fullref", 640, 360, 8, 2, 0, "full_ref=true"},
+    {"synth_640x360_8b_fullref_srcup", 640, 360, 8, 1, 0, "full_ref=true:src_width=800:src_height=450"},
+    {"synth_640x360_8b_enc", 640, 360, 8, 2, 0, "enc_width=500:enc_height=281"},
+    {"synth_640x360_8b_v1", 640, 360, 8, 2, false,
+     "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17"},
+    {"synth_640x360_8b_topk", 640, 360, 8, 2, 0, "topk=0.05:cambi_topk=0.9:cambi_max_val=2.5"},
+    {"synth_640x360_8b_ctpk", 640, 360, 8, 1, 0, "cambi_topk=1"},
+    {"synth_640x360_8b_vlt", 640, 360, 8, 1, 0, "cambi_vis_lum_threshold=40:max_log_contrast=3"},
+    {"synth_333x217_8b", 333, 217, 8, 2, 0, ""},
+    {"synth_333x217_8b_mlc5_ws100", 333, 217, 8, 1, 0, "max_log_contrast=5:window_size=100"},
+    {"synth_333x217_8b_mlc0_ws15", 333, 217, 8, 1, 0, "max_log_contrast=0:window_size=15:tvi_threshold=0.1"},
+    {"synth_640x360_10b", 640, 360, 10, 2, 0, ""},
+    {"synth_640x360_10b_encbd8", 640, 360, 10, 1, 0, "enc_bitdepth=8"},
+    {"synth_640x360_10b_pq", 640, 360, 10, 1, 0, "eotf=pq:tvi_threshold=0.01"},
+    {"synth_640x360_10b_ceot", 640, 360, 10, 1, 0, "eotf=bt1886:cambi_eotf=pq:max_log_contrast=4"},
+    {"synth_640x360_10b_fullref_resize", 640, 360, 10, 1, false,
+     "full_ref=true:enc_width=360:enc_height=216:src_width=480:src_height=270"},
+    {"synth_640x360_12b", 640, 360, 12, 1, 0, ""},
+    {"synth_640x360_16b", 640, 360, 16, 1, 0, "enc_width=400:enc_height=300"},
+    {"synth_216x16_8b", 216, 16, 8, 2, 0, ""},
+    {"steps_216x2_8b", 216, 2, 8, 2, 2, ""},
+    {"steps_1x216_8b", 1, 216, 8, 2, 2, ""},
+    {"steps_217x3_10b", 217, 3, 10, 2, 2, ""},
+    {"steps_220x40_10b_ws", 220, 40, 10, 2, 2, "window_size=127:topk=1"},
+    {"grad_1920x1080_10b", 1920, 1080, 10, 1, 1, ""},
+    {"synth_2560x1440_8b_hrs1440", 2560, 1440, 8, 1, 0, "cambi_high_res_speedup=1440"},
+    {"grad_3840x2160_8b_hrs2160", 3840, 2160, 8, 1, 1, "cambi_high_res_speedup=2160"},
+    // At 4K without the speed-up the top-k sum of scale 0 is large enough that libvmaf's double summation rounds:
+    // equal only in libvmaf's order.
+    {"synth_3840x2160_8b", 3840, 2160, 8, 1, 0, ""},
+};
+
 }  // namespace vmafx::test
