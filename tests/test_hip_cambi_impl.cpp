@@ -375,6 +375,12 @@ std::vector<Case> cases() {
   auto rnd = [](uint32_t w, uint32_t h, unsigned b) { return noise(w, h, b, w + h, false); };
   auto ext = [](uint32_t w, uint32_t h, unsigned b) { return noise(w, h, b, w * h, true); };
   auto steps = [](uint32_t w, uint32_t h, unsigned b) { return test::cambi_synth_steps(w, h, b, 3); };
+  auto fine = [](uint32_t w, uint32_t h, unsigned b) {
+    std::vector<uint16_t> v(size_t(w) * h);
+    for (uint32_t y = 0; y < h; ++y)
+      for (uint32_t x = 0; x < w; ++x) v[size_t(y) * w + x] = uint16_t((100u + (x / 12 + y / 6) % 3) << (b - 10));
+    return v;
+  };
   auto flat_max = [](uint32_t w, uint32_t h, unsigned b) {
     return std::vector<uint16_t>(size_t(w) * h, uint16_t((1u << b) - 1));
   };
@@ -383,9 +389,9 @@ std::vector<Case> cases() {
       {"synth 333x217 8-bit", 333, 217, 8, synth, ""},
       {"synth 333x217 10-bit P010 step 2", 333, 217, 10, synth, "", 6, 2},
       {"blocks 640x360 10-bit", 640, 360, 10, blk, "max_log_contrast=5"},
-      {"blocks 640x360 8-bit mlc 0", 640, 360, 8, blk, "max_log_contrast=0:window_size=15"},
+      {"fine steps 640x360 10-bit mlc 0", 640, 360, 10, fine, "max_log_contrast=0:window_size=15"},
       {"blocks 400x300 12-bit pq", 400, 300, 12, blk, "eotf=pq:tvi_threshold=0.005:max_log_contrast=3"},
-      {"blocks 400x300 16-bit vlt", 400, 300, 16, blk, "cambi_vis_lum_threshold=20"},
+      {"gradient 400x300 16-bit vlt", 400, 300, 16, grad, "cambi_vis_lum_threshold=20"},
       {"synth 640x360 10-bit dithered", 640, 360, 10, synth, "enc_bitdepth=8"},
       {"synth 640x360 8-bit resized", 640, 360, 8, synth, "enc_width=500:enc_height=281"},
       {"synth 640x360 10-bit topk", 640, 360, 10, synth, "topk=0.05:cambi_topk=0.9"},

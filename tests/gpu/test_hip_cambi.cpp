@@ -143,11 +143,20 @@ std::vector<uint16_t> blocks(uint32_t w, uint32_t h, unsigned bpc, uint32_t seed
   return v;
 }
 
+// Steps of one 10-bit value (what max_log_contrast 0 sees), at 10 bits and up.
+std::vector<uint16_t> fine_steps(uint32_t w, uint32_t h, unsigned bpc, unsigned frame) {
+  std::vector<uint16_t> v(size_t(w) * h);
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x)
+      v[size_t(y) * w + x] = uint16_t((100u + ((x + frame) / 12 + y / 6) % 3) << (bpc - 10));
+  return v;
+}
+
 struct Case {
   const char* name;
   uint32_t w, h;
   unsigned bpc;
-  int content;  // 0 synth, 1 gradient, 2 blocks, 3 noise, 4 steps
+  int content;  // 0 synth, 1 gradient, 2 blocks, 3 noise, 4 steps, 5 single-value steps (10 bits and up)
   Format format;
   const char* options;
 };
@@ -158,6 +167,7 @@ std::vector<uint16_t> content_of(const Case& c, unsigned frame) {
     case 1: return vmafx::test::cambi_synth_gradient(c.w, c.h, c.bpc, frame);
     case 2: return blocks(c.w, c.h, c.bpc, c.w + frame);
     case 4: return vmafx::test::cambi_synth_steps(c.w, c.h, c.bpc, frame);
+    case 5: return fine_steps(c.w, c.h, c.bpc, frame);
     default: return noise(c.w, c.h, c.bpc, c.h + frame);
   }
 }
@@ -238,9 +248,9 @@ const Case kCases[] = {
     {"synth 640x360 10-bit", 640, 360, 10, 0, kWords, ""},
     {"synth 640x360 10-bit P010", 640, 360, 10, 0, kP010, "enc_bitdepth=8"},
     {"blocks 640x360 10-bit odd words mlc 5", 640, 360, 10, 2, kOddWords, "max_log_contrast=5"},
-    {"blocks 640x360 8-bit mlc 0 ws 15", 640, 360, 8, 2, kBytes, "max_log_contrast=0:window_size=15"},
+    {"fine steps 640x360 10-bit mlc 0 ws 15", 640, 360, 10, 5, kWords, "max_log_contrast=0:window_size=15"},
     {"blocks 400x300 12-bit pq", 400, 300, 12, 2, kWords, "eotf=pq:tvi_threshold=0.005:max_log_contrast=3"},
-    {"blocks 400x300 16-bit vlt", 400, 300, 16, 2, kWords, "cambi_vis_lum_threshold=20"},
+    {"gradient 400x300 16-bit vlt", 400, 300, 16, 1, kWords, "cambi_vis_lum_threshold=20"},
     {"synth 640x360 8-bit resized", 640, 360, 8, 0, kBytes, "enc_width=500:enc_height=281"},
     {"synth 640x360 10-bit topk", 640, 360, 10, 0, kWords, "topk=0.05:cambi_topk=0.9"},
     {"synth 640x360 8-bit full_ref", 640, 360, 8, 0, kBytes,
