@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "svm.h"
+#include "scoring/svm.h"
 
 #include <charconv>
 #include <cmath>

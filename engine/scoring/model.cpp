@@ -13,7 +13,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "svm.h"
+#include "features/table.h"
+#include "scoring/svm.h"
 
 namespace vmafx {
 
@@ -29,376 +30,34 @@ namespace {
 
 using Json = nlohmann::ordered_json;  // a collection's members are read in file order, as libvmaf does
 
-// ---- libvmaf's feature extractors: which features each provides and its options -------------------------------
-// A model feature is resolved to the first extractor (in libvmaf's registry order, float features built) that lists
-// it. Options feed the score name: every feature parameter whose value differs from its default adds
-// "_<alias or name>_<value>" (booleans: "_<alias or name>"), in option-name order.
-
-enum OptType { kBool, kInt, kReal, kText };
-
-struct OptSpec {
-  const char* name;
-  const char* alias;
-  OptType type;
-  bool feature_param;  // takes part in the score name
-  double def;          // default of bool (0/1), int and real options
-  const char* def_text;  // default of text options
-  double min, max;
-};
-
-struct ExtractorSpec {
-  const char* name;
-  std::vector<const char*> features;
-  std::vector<OptSpec> opts;
-};
-
-constexpr double kDblMax = std::numeric_limits<double>::max();
-
-const std::vector<ExtractorSpec>& extractor_specs() {
-  static const std::vector<ExtractorSpec> specs = {
-  {"float_psnr",
-   {"float_psnr"},
-   {}},
-  {"float_ansnr",
-   {"float_ansnr"},
-   {}},
-  {"float_adm",
-   {"VMAF_feature_adm2_score", "VMAF_feature_aim_score", "VMAF_feature_adm3_score",
-   "VMAF_feature_adm_scale0_score", "VMAF_feature_adm_scale1_score", "VMAF_feature_adm_scale2_score",
-   "VMAF_feature_adm_scale3_score", "adm_num", "adm_den", "adm_scale0", "adm_num_scale0", "adm_den_scale0",
-   "adm_num_scale1", "adm_den_scale1", "adm_num_scale2", "adm_den_scale2", "adm_num_scale3", "adm_den_scale3"},
-   {{"debug", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"adm_enhn_gain_limit", "egl", kReal, true, 100, nullptr, 1, 100},
-    {"adm_norm_view_dist", "nvd", kReal, true, 3, nullptr, 0.75, 24},
-    {"adm_noise_weight", "nw", kReal, true, 0.03125, nullptr, 0, 1500},
-    {"adm_csf_scale", "scf", kReal, true, 1, nullptr, 0, 50},
-    {"adm_csf_diag_scale", "scfd", kReal, true, 1, nullptr, 0, 50},
-    {"adm_ref_display_height", "rdf", kInt, true, 1080, nullptr, 1, 4320},
-    {"adm_csf_mode", "csf", kInt, true, 0, nullptr, 0, 9},
-    {"adm_bypass_cm", "bcm", kInt, true, 0, nullptr, 0, 1},
-    {"adm_adm3_apply_hm", "aah", kBool, true, 0, nullptr, 0, 0},
-    {"adm_p_norm", "apn", kReal, true, 3, nullptr, 1, 20},
-    {"adm_dlm_weight", "dlmw", kReal, true, 0.5, nullptr, 0, 1},
-    {"adm_min_val", "min", kReal, true, 0, nullptr, 0, 1},
-    {"adm_f1s0", "f1s0", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f1s1", "f1s1", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f1s2", "f1s2", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f1s3", "f1s3", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f2s0", "f2s0", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f2s1", "f2s1", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f2s2", "f2s2", kReal, true, -1, nullptr, -1, 10},
-    {"adm_f2s3", "f2s3", kReal, true, -1, nullptr, -1, 10},
-    {"adm_skip_aim_scale", "sasc", kInt, true, -1, nullptr, 0, 3},
-    {"adm_skip_scale0", "ssz", kBool, true, 0, nullptr, 0, 0}}},
-  {"float_vif",
-   {"VMAF_feature_vif_scale0_score", "VMAF_feature_vif_scale1_score", "VMAF_feature_vif_scale2_score",
-   "VMAF_feature_vif_scale3_score", "vif", "vif_num", "vif_den", "vif_num_scale0", "vif_den_scale0",
-   "vif_num_scale1", "vif_den_scale1", "vif_num_scale2", "vif_den_scale2", "vif_num_scale3", "vif_den_scale3"},
-   {{"debug", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"vif_enhn_gain_limit", "egl", kReal, true, 100, nullptr, 1, 100},
-    {"vif_kernelscale", "ks", kReal, true, 1, nullptr, 0.1, 4},
-    {"vif_prescale", "ps", kReal, true, 1, nullptr, 0.1, 4},
-    {"vif_scale1_min_val", "s1miv", kReal, true, 0, nullptr, 0, 1},
-    {"vif_scale2_min_val", "s2miv", kReal, true, 0, nullptr, 0, 1},
-    {"vif_scale3_min_val", "s3miv", kReal, true, 0, nullptr, 0, 1},
-    {"vif_prescale_method", "pm", kText, true, 0, "nearest", 0, 0},
-    {"vif_sigma_nsq", "snsq", kReal, true, 2, nullptr, 0, 5},
-    {"vif_skip_scale0", "ssclz", kBool, true, 0, nullptr, 0, 0}}},
-  {"float_motion",
-   {"VMAF_feature_motion_score", "VMAF_feature_motion2_score", "VMAF_feature_motion3_score"},
-   {{"debug", nullptr, kBool, false, 1, nullptr, 0, 0},
-    {"motion_force_zero", "force_0", kBool, true, 0, nullptr, 0, 0},
-    {"motion_fps_weight", "mfw", kReal, true, 1, nullptr, 0, 5},
-    {"motion_blend_factor", "mbf", kReal, true, 1, nullptr, 0, 1},
-    {"motion_blend_offset", "mbo", kReal, true, 40, nullptr, 0, 1000},
-    {"motion_add_scale1", "mdc", kBool, true, 0, nullptr, 0, 0},
-    {"motion_filter_size", "mfs", kInt, true, 5, nullptr, 0, 9},
-    {"motion_add_uv", "mau", kBool, true, 0, nullptr, 0, 0},
-    {"motion_max_val", "mmxv", kReal, true, 10000, nullptr, 0, 10000}}},
-  {"float_moment",
-   {"float_moment"},
-   {}},
-  {"speed_chroma",
-   {"Speed_chroma_feature_speed_chroma_u_score", "Speed_chroma_feature_speed_chroma_v_score",
-   "Speed_chroma_feature_speed_chroma_uv_score"},
-   {{"speed_kernelscale", "ks", kReal, true, 1, nullptr, 0.1, 4},
-    {"speed_prescale", "ps", kReal, true, 1, nullptr, 0.1, 4},
-    {"speed_prescale_method", "psm", kText, true, 0, "nearest", 0, 0},
-    {"speed_sigma_nn", "snn", kReal, true, 0.29, nullptr, 0.1, 2},
-    {"speed_nn_floor", "nnf", kReal, true, 0, nullptr, 0, 1},
-    {"speed_max_val", "mxv", kReal, true, 1000, nullptr, 0, 1000},
-    {"speed_weight_var_mode", "wvm", kInt, true, 0, nullptr, 0, 6}}},
-  {"speed_temporal",
-   {"Speed_temporal_feature_speed_temporal_score"},
-   {{"speed_kernelscale", "ks", kReal, true, 1, nullptr, 0.1, 4},
-    {"speed_prescale", "ps", kReal, true, 1, nullptr, 0.1, 4},
-    {"speed_prescale_method", "psm", kText, true, 0, "nearest", 0, 0},
-    {"speed_sigma_nn", "snn", kReal, true, 0.29, nullptr, 0.1, 2},
-    {"speed_nn_floor", "nnf", kReal, true, 0, nullptr, 0, 1},
-    {"speed_max_val", "mxv", kReal, true, 1000, nullptr, 0, 1000},
-    {"speed_use_ref_diff", "urd", kBool, true, 0, nullptr, 0, 0}}},
-  {"float_ms_ssim",
-   {"float_ms_ssim"},
-   {{"enable_lcs", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"enable_db", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"clip_db", nullptr, kBool, false, 0, nullptr, 0, 0}}},
-  {"float_ssim",
-   {"float_ssim"},
-   {{"enable_lcs", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"enable_db", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"clip_db", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"scale", nullptr, kInt, false, 0, nullptr, 0, 10}}},
-  {"ciede",
-   {"ciede2000"},
-   {}},
-  {"psnr",
-   {"psnr_y", "psnr_cb", "psnr_cr"},
-   {{"enable_chroma", nullptr, kBool, false, 1, nullptr, 0, 0},
-    {"enable_mse", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"enable_apsnr", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"reduced_hbd_peak", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"min_sse", nullptr, kReal, false, 0, nullptr, 0, kDblMax}}},
-  {"psnr_hvs",
-   {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-   {}},
-  {"adm",
-   {"VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score", "VMAF_integer_feature_adm3_score",
-   "integer_adm_scale0", "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3", "integer_adm",
-   "integer_adm_num", "integer_adm_den", "integer_adm_num_scale0", "integer_adm_den_scale0",
-   "integer_adm_num_scale1", "integer_adm_den_scale1", "integer_adm_num_scale2", "integer_adm_den_scale2",
-   "integer_adm_num_scale3", "integer_adm_den_scale3"},
-   {{"debug", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"adm_csf_scale", "scf", kReal, true, 1, nullptr, 0, 50},
-    {"adm_csf_diag_scale", "scfd", kReal, true, 1, nullptr, 0, 50},
-    {"adm_dlm_weight", "dlmw", kReal, true, 0.5, nullptr, 0, 1},
-    {"adm_enhn_gain_limit", "egl", kReal, true, 100, nullptr, 1, 100},
-    {"adm_norm_view_dist", "nvd", kReal, true, 3, nullptr, 0.75, 24},
-    {"adm_ref_display_height", "rdh", kInt, true, 1080, nullptr, 1, 4320},
-    {"adm_csf_mode", "csf", kInt, true, 0, nullptr, 0, 3},
-    {"adm_noise_weight", "nw", kReal, true, 0.03125, nullptr, 0, 1500},
-    {"adm_skip_aim", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"adm_skip_scale0", "ssz", kBool, true, 0, nullptr, 0, 0},
-    {"adm_min_val", "min", kReal, true, 0, nullptr, 0, 1}}},
-  {"motion",
-   {"VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_score",
-   "VMAF_integer_feature_motion2_score", "VMAF_integer_feature_motion3_score"},
-   {{"motion_force_zero", "force_0", kBool, true, 0, nullptr, 0, 0},
-    {"motion_blend_factor", "mbf", kReal, true, 1, nullptr, 0, 1},
-    {"motion_blend_offset", "mbo", kReal, true, 40, nullptr, 0, 1000},
-    {"motion_fps_weight", "mfw", kReal, true, 1, nullptr, 0, 5},
-    {"motion_max_val", "mmxv", kReal, true, 10000, nullptr, 0, 10000},
-    {"motion_five_frame_window", "mffw", kBool, true, 0, nullptr, 0, 0},
-    {"motion_moving_average", "mma", kBool, true, 0, nullptr, 0, 0},
-    {"debug", nullptr, kBool, false, 0, nullptr, 0, 0}}},
-  {"vif",
-   {"VMAF_integer_feature_vif_scale0_score", "VMAF_integer_feature_vif_scale1_score",
-   "VMAF_integer_feature_vif_scale2_score", "VMAF_integer_feature_vif_scale3_score", "integer_vif",
-   "integer_vif_num", "integer_vif_den", "integer_vif_num_scale0", "integer_vif_den_scale0",
-   "integer_vif_num_scale1", "integer_vif_den_scale1", "integer_vif_num_scale2", "integer_vif_den_scale2",
-   "integer_vif_num_scale3", "integer_vif_den_scale3"},
-   {{"debug", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"vif_enhn_gain_limit", "egl", kReal, true, 100, nullptr, 1, 100},
-    {"vif_skip_scale0", "ssclz", kBool, true, 0, nullptr, 0, 0}}},
-  {"cambi",
-   {"Cambi_feature_cambi_score"},
-   {{"cambi_max_val", "cmxv", kReal, true, 1000, nullptr, 0, 1000},
-    {"enc_width", "encw", kInt, true, 0, nullptr, 180, 7680},
-    {"enc_height", "ench", kInt, true, 0, nullptr, 150, 7680},
-    {"enc_bitdepth", "encbd", kInt, true, 0, nullptr, 6, 16},
-    {"src_width", "srcw", kInt, true, 0, nullptr, 320, 7680},
-    {"src_height", "srch", kInt, true, 0, nullptr, 200, 4320},
-    {"window_size", "ws", kInt, true, 65, nullptr, 15, 127},
-    {"topk", nullptr, kReal, true, 0.6, nullptr, 0.0001, 1},
-    {"cambi_topk", "ctpk", kReal, true, 0.6, nullptr, 0.0001, 1},
-    {"tvi_threshold", "tvit", kReal, true, 0.019, nullptr, 0.0001, 1},
-    {"cambi_vis_lum_threshold", "vlt", kReal, true, 0, nullptr, 0, 300},
-    {"max_log_contrast", "mlc", kInt, true, 2, nullptr, 0, 5},
-    {"heatmaps_path", nullptr, kText, false, 0, nullptr, 0, 0},
-    {"full_ref", nullptr, kBool, false, 0, nullptr, 0, 0},
-    {"eotf", nullptr, kText, true, 0, "bt1886", 0, 0},
-    {"cambi_eotf", "ceot", kText, true, 0, "bt1886", 0, 0},
-    {"cambi_high_res_speedup", "hrs", kInt, true, 0, nullptr, 0, 2160}}},
-  };
-  return specs;
-}
-
-// libvmaf's alias table (feature/alias.c): long feature names and the short names its collector output uses.
-const char* const kAliases[][2] = {
-    {"VMAF_feature_adm2_score", "adm2"},
-    {"VMAF_feature_aim_score", "aim"},
-    {"VMAF_feature_adm3_score", "adm3"},
-    {"VMAF_feature_adm_scale0_score", "adm_scale0"},
-    {"VMAF_feature_adm_scale1_score", "adm_scale1"},
-    {"VMAF_feature_adm_scale2_score", "adm_scale2"},
-    {"VMAF_feature_adm_scale3_score", "adm_scale3"},
-    {"VMAF_feature_motion_score", "motion"},
-    {"VMAF_feature_motion2_score", "motion2"},
-    {"VMAF_feature_motion3_score", "motion3"},
-    {"VMAF_feature_vif_scale0_score", "vif_scale0"},
-    {"VMAF_feature_vif_scale1_score", "vif_scale1"},
-    {"VMAF_feature_vif_scale2_score", "vif_scale2"},
-    {"VMAF_feature_vif_scale3_score", "vif_scale3"},
-    {"VMAF_integer_feature_adm2_score", "integer_adm2"},
-    {"VMAF_integer_feature_aim_score", "integer_aim"},
-    {"VMAF_integer_feature_adm3_score", "integer_adm3"},
-    {"VMAF_integer_feature_motion_score", "integer_motion"},
-    {"VMAF_integer_feature_motion2_score", "integer_motion2"},
-    {"VMAF_integer_feature_motion3_score", "integer_motion3"},
-    {"VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0"},
-    {"VMAF_integer_feature_vif_scale1_score", "integer_vif_scale1"},
-    {"VMAF_integer_feature_vif_scale2_score", "integer_vif_scale2"},
-    {"VMAF_integer_feature_vif_scale3_score", "integer_vif_scale3"},
-    {"Cambi_feature_cambi_score", "cambi"},
-    {"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"},
-    {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"},
-    {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"},
-    {"Speed_temporal_feature_speed_temporal_score", "speed_temporal"},
-};
-
-std::string alias_of(const std::string& name) {
-  for (const auto& a : kAliases)
-    if (name == a[0]) return a[1];
-  return name;
-}
-
-const ExtractorSpec* find_extractor(const std::string& feature) {
-  for (const auto& ex : extractor_specs())
-    for (const char* f : ex.features)
-      if (feature == f) return &ex;
-  return nullptr;
-}
-
-// printf("%g") / printf("%d") in the C locale, whatever the process locale is.
+// printf("%g") in the C locale, whatever the process locale is.
 std::string format_g(double v) {
   char buf[64];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
   return std::string(buf, r.ptr);
 }
 
-// C's atoi() and atof() in the C locale: leading blanks, a sign, the longest number prefix, 0 when none.
-const char* skip_blanks(const char* s) {
-  while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\v' || *s == '\f' || *s == '\r') s++;
-  return s;
-}
-
-long c_atoi(const std::string& text) {
-  const char* s = skip_blanks(text.c_str());
-  bool neg = false;
-  if (*s == '+' || *s == '-') neg = *s++ == '-';
-  long v = 0;
-  while (*s >= '0' && *s <= '9' && v < (1L << 40)) v = v * 10 + (*s++ - '0');
-  v = neg ? -v : v;
-  return std::clamp<long>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
-}
-
-double c_atof(const std::string& text) {
-  const char* s = skip_blanks(text.c_str());
-  const char* end = text.c_str() + text.size();
-  bool neg = false;
-  if (*s == '+' || *s == '-') neg = *s++ == '-';
-  if (*s == '+' || *s == '-') return 0;
-  double v = 0;
-  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    if (std::from_chars(s + 2, end, v, std::chars_format::hex).ec != std::errc()) v = 0;
-  } else if (std::from_chars(s, end, v, std::chars_format::general).ec != std::errc()) {
-    v = 0;
-  }
-  return neg ? -v : v;
-}
-
 // libvmaf's dictionary normalises a numeric option through float and "%g" (VMAF_DICT_NORMALIZE_NUMERICAL_VALUES).
 std::string normalized_number(double v) { return format_g(double(float(v))); }
 
-// One option's value after libvmaf's option parser (opt.c): the default when absent, else the text parsed and
-// range-checked. A failure is what makes libvmaf refuse the model's feature.
-struct OptValue {
-  double num = 0;
-  std::string text;
-};
-
-Status parse_option(const OptSpec& o, const std::string* val, OptValue* out) {
-  out->num = o.def;
-  out->text = o.def_text ? o.def_text : "";
-  if (!val) return Status::ok();
-  const std::string& v = *val;
-  switch (o.type) {
-    case kBool:
-      if (v == "true") out->num = 1;
-      else if (v == "false") out->num = 0;
-      else return {Errc::model_error, std::string("option ") + o.name + " must be true or false, not '" + v + "'"};
-      break;
-    case kInt: {
-      const long n = c_atoi(v);
-      if (n == 0 && v[0] != '0')
-        return {Errc::model_error, std::string("option ") + o.name + " '" + v + "' is not an integer"};
-      if (double(n) < double(int(o.min)) || double(n) > double(int(o.max)))
-        return {Errc::model_error, std::string("option ") + o.name + " " + v + " is outside [" + format_g(o.min) +
-                                       ", " + format_g(o.max) + "]"};
-      out->num = double(n);
-      break;
-    }
-    case kReal: {
-      const double n = c_atof(v);
-      if (n == 0 && v[0] != '0')
-        return {Errc::model_error, std::string("option ") + o.name + " '" + v + "' is not a number"};
-      if (n < o.min || n > o.max)
-        return {Errc::model_error, std::string("option ") + o.name + " " + v + " is outside [" + format_g(o.min) +
-                                       ", " + format_g(o.max) + "]"};
-      out->num = n;
-      break;
-    }
-    case kText:
-      out->text = v;
-      break;
-  }
-  return Status::ok();
-}
-
-bool is_default(const OptSpec& o, const OptValue& v) {
-  if (o.type == kText) return o.def_text && v.text == o.def_text;
-  return v.num == o.def;
-}
-
-std::string option_text(const OptSpec& o, const OptValue& v) {
-  switch (o.type) {
-    case kBool: return v.num != 0 ? "true" : "false";
-    case kInt: return std::to_string(long(v.num));
-    case kReal: return format_g(v.num);
-    case kText: return v.text;
-  }
-  return {};
-}
-
-// Resolves a model feature: its extractor, the options the extractor ends up with, and the score name.
+// Resolves a model feature through the feature table: its extractor, the options it ends up with (libvmaf's option
+// parser, so a bad value refuses the model as libvmaf does), and the score name.
 Status resolve_feature(const std::string& name, const std::vector<std::pair<std::string, std::string>>& dict,
                        ModelFeature* out) {
-  const ExtractorSpec* ex = find_extractor(name);
+  const features::FeatureDesc* ex = features::provider_of(name);
   if (!ex) return {Errc::model_error, "feature '" + name + "' is not provided by any libvmaf feature extractor"};
+  features::Options opts;
+  Status s = features::parse_options(*ex, dict, &opts);
+  if (!s) return Status(Errc::model_error, s.message()).prepend("feature '" + name + "'");
   ModelFeature f;
   f.name = name;
   f.extractor = ex->name;
-  std::vector<std::pair<std::string, std::string>> named;  // option name -> value text, non-default parameters
-  for (const OptSpec& o : ex->opts) {
-    const std::string* given = nullptr;
-    for (const auto& kv : dict)
-      if (kv.first == o.name) given = &kv.second;
-    OptValue v;
-    Status s = parse_option(o, given, &v);
-    if (!s) return s.prepend("feature '" + name + "'");
-    if (given && o.type != kText) f.opts[o.name] = v.num;
-    if (o.feature_param && !is_default(o, v)) named.emplace_back(o.name, option_text(o, v));
+  for (const auto& kv : dict) {
+    f.text_opts[kv.first] = kv.second;
+    for (const auto& o : ex->options)
+      if (kv.first == o.name && o.type != features::OptType::text) f.opts[kv.first] = opts.num(o.name);
   }
-  for (const auto& kv : dict) f.text_opts[kv.first] = kv.second;
-  std::sort(named.begin(), named.end(),
-            [](const auto& a, const auto& b) { return std::strcmp(a.first.c_str(), b.first.c_str()) < 0; });
-  f.score_name = alias_of(name);
-  for (const auto& [key, text] : named) {
-    const OptSpec* o = nullptr;
-    for (const OptSpec& c : ex->opts)
-      if (c.feature_param && key == c.name) { o = &c; break; }
-    const std::string tag = o->alias ? o->alias : o->name;
-    f.score_name += o->type == kBool ? "_" + tag : "_" + tag + "_" + text;
-  }
+  f.score_name = features::alias_of(name) + opts.score_suffix();
   *out = std::move(f);
   return Status::ok();
 }
@@ -723,7 +382,15 @@ Status read_file(const std::string& path, std::string* out, int* sys_error) {
   std::string data;
   char buf[65536];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.append(buf, n);
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) {
+    data.append(buf, n);
+    if (data.size() > Model::kMaxFileBytes) {
+      std::fclose(f);
+      *sys_error = EFBIG;
+      return bad("model file " + path + " is larger than " + std::to_string(Model::kMaxFileBytes >> 20) +
+                 " MiB (the largest libvmaf model is under 1 MiB): not a model");
+    }
+  }
   const int err = std::ferror(f) ? errno : 0;
   *sys_error = err;
   std::fclose(f);
@@ -744,12 +411,28 @@ struct Model::Impl {
 namespace {
 
 // Adds a model's features to the union (same score name: same input) and records where each one is.
+// Overloads "<extractor>.<option>" -> value replace or add that option in the dictionary of every feature of that
+// extractor (libvmaf's vmaf_model_feature_overload).
+using Overrides = std::vector<std::pair<std::string, std::string>>;
+
 Status link_features(const std::vector<std::vector<std::pair<std::string, std::string>>>& dicts, Submodel* m,
-                     Model::Impl* impl) {
+                     const Overrides& overrides, Model::Impl* impl) {
   m->input.clear();
   for (size_t i = 0; i < m->feature_names.size(); i++) {
     ModelFeature f;
-    VMAFX_TRY(resolve_feature(m->feature_names[i], dicts[i], &f));
+    std::vector<std::pair<std::string, std::string>> dict = dicts[i];
+    if (const features::FeatureDesc* ex = features::provider_of(m->feature_names[i])) {
+      const std::string prefix = std::string(ex->name) + ".";
+      for (const auto& [key, value] : overrides) {
+        if (key.compare(0, prefix.size(), prefix) != 0) continue;
+        const std::string opt = key.substr(prefix.size());
+        bool replaced = false;
+        for (auto& kv : dict)
+          if (kv.first == opt) kv.second = value, replaced = true;
+        if (!replaced) dict.emplace_back(opt, value);
+      }
+    }
+    VMAFX_TRY(resolve_feature(m->feature_names[i], dict, &f));
     size_t at = impl->features.size();
     for (size_t k = 0; k < impl->features.size(); k++)
       if (impl->features[k].score_name == f.score_name) at = k;
@@ -759,7 +442,8 @@ Status link_features(const std::vector<std::vector<std::pair<std::string, std::s
   return Status::ok();
 }
 
-Status parse_document(const std::string& source, const char* data, size_t size, Model::Impl* impl) {
+Status parse_document(const std::string& source, const char* data, size_t size, const Overrides& overrides,
+                      Model::Impl* impl) {
   Json doc;
   try {
     doc = Json::parse(data, data + size);
@@ -773,7 +457,7 @@ Status parse_document(const std::string& source, const char* data, size_t size, 
     Submodel m;
     std::vector<std::vector<std::pair<std::string, std::string>>> dicts;
     VMAFX_TRY(parse_model(doc, &m, &dicts));
-    VMAFX_TRY(link_features(dicts, &m, impl));
+    VMAFX_TRY(link_features(dicts, &m, overrides, impl));
     impl->models.push_back(std::move(m));
     return Status::ok();
   }
@@ -786,7 +470,7 @@ Status parse_document(const std::string& source, const char* data, size_t size, 
     Submodel m;
     std::vector<std::vector<std::pair<std::string, std::string>>> dicts;
     Status s = parse_model(it.value(), &m, &dicts);
-    if (s) s = link_features(dicts, &m, impl);
+    if (s) s = link_features(dicts, &m, overrides, impl);
     if (!s) return s.prepend("model \"" + it.key() + "\"");
     impl->models.push_back(std::move(m));
     next++;
@@ -816,20 +500,34 @@ const std::string kNoName;
 }  // namespace
 
 Status Model::load_from_buffer(const std::string& source, const char* data, size_t size, Model* out) {
+  return load_from_buffer(source, data, size, {}, out);
+}
+
+Status Model::load_from_buffer(const std::string& source, const char* data, size_t size, const Overrides& overrides,
+                               Model* out) {
   if (!out) return {Errc::invalid_argument, "Model::load_from_buffer: no output"};
   if (!data && size) return {Errc::invalid_argument, "Model::load_from_buffer: no data"};
+  for (const auto& kv : overrides) {
+    const size_t dot = kv.first.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == kv.first.size() ||
+        !features::find(kv.first.substr(0, dot)))
+      return {Errc::model_error, "model " + source + ": overload '" + kv.first + "=" + kv.second +
+                                     "' is not <feature extractor>.<option>=<value>"};
+  }
   auto impl = std::make_shared<Impl>();
-  Status s = parse_document(source, data ? data : "", size, impl.get());
+  Status s = parse_document(source, data ? data : "", size, overrides, impl.get());
   if (!s) return s.prepend("model " + source);
   out->impl_ = std::move(impl);
   return Status::ok();
 }
 
-Status Model::load(const std::string& version_or_path, Model* out) {
+Status Model::load(const std::string& version_or_path, Model* out) { return load(version_or_path, {}, out); }
+
+Status Model::load(const std::string& version_or_path, const Overrides& overrides, Model* out) {
   if (!out) return {Errc::invalid_argument, "Model::load: no output"};
   if (version_or_path.empty()) return {Errc::model_error, "model: no version or path given"};
   if (const BuiltinModelData* b = find_builtin(version_or_path))
-    return load_from_buffer(version_or_path, reinterpret_cast<const char*>(b->data), b->size, out);
+    return load_from_buffer(version_or_path, reinterpret_cast<const char*>(b->data), b->size, overrides, out);
   std::string data;
   int sys_error = 0;
   Status s = read_file(version_or_path, &data, &sys_error);
@@ -841,7 +539,7 @@ Status Model::load(const std::string& version_or_path, Model* out) {
     return s.prepend("'" + version_or_path + "' is neither a built-in model (" + all + ") nor a file");
   }
   VMAFX_TRY(s);
-  return load_from_buffer(version_or_path, data.data(), data.size(), out);
+  return load_from_buffer(version_or_path, data.data(), data.size(), overrides, out);
 }
 
 std::vector<std::string> Model::builtin_names() {

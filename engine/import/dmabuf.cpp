@@ -21,9 +21,6 @@
 #include <utility>
 #include <vector>
 
-#ifdef VMAFX_HAVE_HIP
-#include "hip/dmabuf_import.h"
-#endif
 
 // The dma-buf uAPI, declared here so that older kernel headers build (DMA_BUF_IOCTL_EXPORT_SYNC_FILE is Linux 6.0).
 namespace vmafx::dmabuf_uapi {
@@ -828,22 +825,10 @@ Status create_dmabuf_device_importer(const DmaBufImporterConfig& config, std::sh
   return Status::ok();
 }
 
-Status DmaBufImporter::create(const DmaBufImporterConfig& config, std::unique_ptr<DmaBufImporter>* out) {
+Status create_dmabuf_host_importer(const DmaBufImporterConfig& config, std::unique_ptr<DmaBufImporter>* out) {
   out->reset();
   if (config.fence_timeout_ms < 0)
     return {Errc::invalid_argument, "fence timeout " + std::to_string(config.fence_timeout_ms) + " ms"};
-  if (config.backend == Backend::cpu) {
-    *out = std::make_unique<HostImporter>(config);
-    return Status::ok();
-  }
-#ifdef VMAFX_HAVE_HIP
-  Status s = hip::create_dmabuf_importer(config, out);
-  if (s || config.backend == Backend::hip || s.code() != Errc::device_unavailable) return s;
-  if (config.on_warning) config.on_warning("no usable GPU for dma-buf import, mapping on the host (" + s.message() + ")");
-#else
-  if (config.backend == Backend::hip)
-    return {Errc::device_unavailable, "this build has no HIP engine: dma-bufs cannot be imported on a GPU"};
-#endif
   *out = std::make_unique<HostImporter>(config);
   return Status::ok();
 }

@@ -25,6 +25,11 @@ bool parse_pool_method(const std::string& s, PoolMethod* out) {
   return true;
 }
 
+void Collector::set_unscored(uint64_t frame) {
+  if (frame >= unscored_.size()) unscored_.resize(frame + 1, 0);
+  unscored_[frame] = 1;
+}
+
 double PoolStats::percentile(double p) const {
   if (sorted.empty()) return NAN;
   if (p <= 0) return sorted.front();
@@ -108,6 +113,7 @@ void Collector::clear() {
   names_.clear();
   cols_.clear();
   frames_ = 0;
+  unscored_.clear();
 }
 
 }  // namespace vmafx
