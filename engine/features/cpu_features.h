@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cambi.h"
 #include "features/table.h"
 
 namespace vmafx::features::hooks {
@@ -22,9 +23,13 @@ VMAFX_CPU_FEATURE_HOOKS(motion)
 VMAFX_CPU_FEATURE_HOOKS(psnr)
 VMAFX_CPU_FEATURE_HOOKS(float_ssim)
 VMAFX_CPU_FEATURE_HOOKS(float_ms_ssim)
+VMAFX_CPU_FEATURE_HOOKS(cambi)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
 std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+
+// cambi's options of the table as the CPU reference (and the GPU feature) take them.
+vmafx::cpu::CambiOptions cambi_options(const Options& o);
 
 }  // namespace vmafx::features::hooks

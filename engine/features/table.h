@@ -124,6 +124,10 @@ struct FeatureDesc {
   Status (*check)(const Options&, const VideoGeometry&) = nullptr;
   Status (*make_cpu)(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>*) = nullptr;
   std::unique_ptr<OrderedStage> (*make_stage)(const Options&) = nullptr;
+  // How many of the per-frame outputs take the option suffix; libvmaf writes the others verbatim (cambi's
+  // cambi_source and cambi_full_reference are not among its provided features, so its name dictionary leaves them
+  // alone).
+  unsigned suffixed_outputs = ~0u;
 
   bool implemented() const { return make_cpu != nullptr; }
 };
