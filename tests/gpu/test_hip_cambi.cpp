@@ -5,13 +5,14 @@
 // float bits, pooling sums) and as scores; the host pooling path (4K content and forced); full-reference mode;
 // bad input refused; frames in flight through the slots; the kernels compiled at run time; libvmaf's JSONs (public
 // pairs, default and v1 options; the synthetic fixtures of tests/data/cambi bit for bit); throughput with frames on
-// the device. Skips (exit 77) without a device.
+// the device; the Scorer with backend=hip against backend=cpu. Skips (exit 77) without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -25,6 +26,7 @@
 #include "gpu_device.h"
 #include "hip/cambi_gpu.h"
 #include "support.h"
+#include "vmafx/scorer.h"
 
 namespace vmafx::hip {
 namespace {
@@ -533,6 +535,63 @@ TEST(HipCambi, ThroughputWithFramesOnDevice) {
     EXPECT_EQ(g->host_poolings(), 0u) << r.name;
     std::printf("cambi gpu %s: %.4f ms/frame (%.0f fps), %d frames\n", r.name, ms, 1000.0 / ms, r.frames);
   }
+}
+
+// The Scorer with backend=hip against backend=cpu, exactly (every score of every frame): cambi with default, v1 and
+// full-reference options on the public pairs present, through the pipeline's shared planes.
+TEST(HipCambi, ScorerHipEqualsScorerCpu) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  std::vector<std::string> checked, absent;
+  size_t frames = 0;
+  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+    vmafx::test::PairClips clips;
+    ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
+    for (const char* options :
+         {"", "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17", "full_ref=true"}) {
+      std::vector<FrameScore> got[2];
+      std::vector<std::string> names[2];
+      for (int b = 0; b < 2; ++b) {
+        ScorerConfig cfg = vmafx::test::scorer_config("");
+        OptionList opts;
+        std::string text = options;
+        while (!text.empty()) {
+          const size_t end = text.find(':');
+          const std::string item = text.substr(0, end);
+          opts.emplace_back(item.substr(0, item.find('=')), item.substr(item.find('=') + 1));
+          text = end == std::string::npos ? "" : text.substr(end + 1);
+        }
+        cfg.features.push_back({"cambi", opts});
+        cfg.backend = b ? Backend::hip : Backend::cpu;
+        if (const char* v = std::getenv("VMAFX_HIP_VENDOR")) {
+          if (!std::strcmp(v, "amd")) cfg.vendor = vmafx::Vendor::amd;
+          if (!std::strcmp(v, "nvidia")) cfg.vendor = vmafx::Vendor::nvidia;
+        }
+        if (const char* d = std::getenv("VMAFX_HIP_DEVICE")) cfg.device_id = std::atoi(d);
+        vmafx::test::FrameLog log;
+        std::unique_ptr<Scorer> scorer;
+        ASSERT_OK(vmafx::test::make_scorer(cfg, {pair.width, pair.height, uint8_t(pair.bpc), Chroma::k420}, &log,
+                                           &scorer));
+        ASSERT_EQ(scorer->backend(), cfg.backend);
+        names[b] = scorer->score_names();
+        for (size_t i = 0; i < clips.ref.frames(); ++i)
+          ASSERT_OK(scorer->submit(vmafx::test::frame_pair(clips.ref.frame(i), clips.dist.frame(i), int64_t(i), i)));
+        ASSERT_OK(scorer->flush());
+        got[b] = log.frames();
+      }
+      ASSERT_EQ(names[0], names[1]);
+      ASSERT_EQ(got[0].size(), got[1].size());
+      for (size_t k = 0; k < got[0].size(); ++k)
+        for (size_t i = 0; i < got[0][k].values.size(); ++i)
+          EXPECT_TRUE(same_double(got[0][k].values[i], got[1][k].values[i]))
+              << pair.name() << " [" << options << "] frame " << k << " " << names[0][i] << ": cpu "
+              << got[0][k].values[i] << ", hip " << got[1][k].values[i];
+      frames += got[0].size();
+    }
+    checked.push_back(pair.name());
+  }
+  vmafx::test::print_pair_coverage(checked, absent);
+  ASSERT_FALSE(checked.empty());
+  std::printf("scorer: %zu frames of cambi, hip equal to cpu\n", frames);
 }
 
 }  // namespace
