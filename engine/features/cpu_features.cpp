@@ -3,6 +3,7 @@
 #include "features/cpu_features.h"
 
 #include "cpu/adm.h"
+#include "cpu/cambi.h"
 #include "cpu/motion.h"
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
@@ -108,6 +109,21 @@ class LumaFloatFeature final : public CpuFeature {
  public:
   Impl impl;
   Status compute(const FrameView& f, double* out) override { return impl.compute(luma(f.ref), luma(f.dist), out); }
+};
+
+class CambiFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::Cambi cambi;
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::CambiScores s;
+    VMAFX_TRY(cambi.compute(luma(f.ref), luma(f.dist), &s));
+    out[0] = s.cambi;
+    if (cambi.plan().full_ref) {
+      out[1] = s.source;
+      out[2] = s.full_reference;
+    }
+    return Status::ok();
+  }
 };
 
 // integer_motion2 / integer_motion3 from the per-frame SAD scores, in frame order.
@@ -295,6 +311,44 @@ Status float_ms_ssim_check(const Options&, const VideoGeometry& g) {
 Status float_ms_ssim_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
   auto f = std::make_unique<LumaFloatFeature<vmafx::cpu::MsSsim>>();
   VMAFX_TRY(f->impl.init(g.width, g.height, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+// ---- cambi ----
+vmafx::cpu::CambiOptions cambi_options(const Options& o) {
+  vmafx::cpu::CambiOptions c;
+  c.cambi_max_val = o.num("cambi_max_val");
+  c.enc_width = int(o.num("enc_width"));
+  c.enc_height = int(o.num("enc_height"));
+  c.enc_bitdepth = int(o.num("enc_bitdepth"));
+  c.src_width = int(o.num("src_width"));
+  c.src_height = int(o.num("src_height"));
+  c.window_size = int(o.num("window_size"));
+  c.topk = o.num("topk");
+  c.cambi_topk = o.num("cambi_topk");
+  c.tvi_threshold = o.num("tvi_threshold");
+  c.cambi_vis_lum_threshold = o.num("cambi_vis_lum_threshold");
+  c.max_log_contrast = int(o.num("max_log_contrast"));
+  c.heatmaps_path = o.text("heatmaps_path");
+  c.full_ref = o.flag("full_ref");
+  c.eotf = o.text("eotf");
+  c.cambi_eotf = o.text("cambi_eotf");
+  c.cambi_high_res_speedup = int(o.num("cambi_high_res_speedup"));
+  return c;
+}
+std::vector<std::string> cambi_outputs(const Options& o, const VideoGeometry&) {
+  // libvmaf's alias of Cambi_feature_cambi_score; the full-reference scores under their own names.
+  if (o.flag("full_ref")) return {"cambi", "cambi_source", "cambi_full_reference"};
+  return {"cambi"};
+}
+Status cambi_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::CambiPlan plan;
+  return vmafx::cpu::cambi_plan(g.width, g.height, g.bit_depth, cambi_options(o), &plan);
+}
+Status cambi_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<CambiFeature>();
+  VMAFX_TRY(f->cambi.init(g.width, g.height, g.bit_depth, cambi_options(o)));
   *out = std::move(f);
   return Status::ok();
 }

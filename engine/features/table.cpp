@@ -216,27 +216,32 @@ const std::vector<FeatureDesc>& table() {
     },
     &hooks::vif_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::vif_check, &hooks::vif_make, nullptr,
   },
-  libvmaf_only("cambi",
+  {
+    "cambi",
     {"Cambi_feature_cambi_score"},
     {
-      {"cambi_max_val", "cmxv", OptType::real, true, 1000, nullptr, 0, 1000, false},
-      {"enc_width", "encw", OptType::integer, true, 0, nullptr, 180, 7680, false},
-      {"enc_height", "ench", OptType::integer, true, 0, nullptr, 150, 7680, false},
-      {"enc_bitdepth", "encbd", OptType::integer, true, 0, nullptr, 6, 16, false},
-      {"src_width", "srcw", OptType::integer, true, 0, nullptr, 320, 7680, false},
-      {"src_height", "srch", OptType::integer, true, 0, nullptr, 200, 4320, false},
-      {"window_size", "ws", OptType::integer, true, 65, nullptr, 15, 127, false},
-      {"topk", nullptr, OptType::real, true, 0.6, nullptr, 0.0001, 1, false},
-      {"cambi_topk", "ctpk", OptType::real, true, 0.6, nullptr, 0.0001, 1, false},
-      {"tvi_threshold", "tvit", OptType::real, true, 0.019, nullptr, 0.0001, 1, false},
-      {"cambi_vis_lum_threshold", "vlt", OptType::real, true, 0, nullptr, 0, 300, false},
-      {"max_log_contrast", "mlc", OptType::integer, true, 2, nullptr, 0, 5, false},
-      {"heatmaps_path", nullptr, OptType::text, false, 0, nullptr, 0, 0, false},
-      {"full_ref", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"eotf", nullptr, OptType::text, true, 0, "bt1886", 0, 0, false},
-      {"cambi_eotf", "ceot", OptType::text, true, 0, "bt1886", 0, 0, false},
-      {"cambi_high_res_speedup", "hrs", OptType::integer, true, 0, nullptr, 0, 2160, false},
-    }),
+      {"cambi_max_val", "cmxv", OptType::real, true, 1000, nullptr, 0, 1000, true},
+      {"enc_width", "encw", OptType::integer, true, 0, nullptr, 180, 7680, true},
+      {"enc_height", "ench", OptType::integer, true, 0, nullptr, 150, 7680, true},
+      {"enc_bitdepth", "encbd", OptType::integer, true, 0, nullptr, 6, 16, true},
+      {"src_width", "srcw", OptType::integer, true, 0, nullptr, 320, 7680, true},
+      {"src_height", "srch", OptType::integer, true, 0, nullptr, 200, 4320, true},
+      {"window_size", "ws", OptType::integer, true, 65, nullptr, 15, 127, true},
+      {"topk", nullptr, OptType::real, true, 0.6, nullptr, 0.0001, 1, true},
+      {"cambi_topk", "ctpk", OptType::real, true, 0.6, nullptr, 0.0001, 1, true},
+      {"tvi_threshold", "tvit", OptType::real, true, 0.019, nullptr, 0.0001, 1, true},
+      {"cambi_vis_lum_threshold", "vlt", OptType::real, true, 0, nullptr, 0, 300, true},
+      {"max_log_contrast", "mlc", OptType::integer, true, 2, nullptr, 0, 5, true},
+      // Only writes heatmap side files: cambi_check refuses any value, naming why.
+      {"heatmaps_path", nullptr, OptType::text, false, 0, nullptr, 0, 0, true},
+      {"full_ref", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"eotf", nullptr, OptType::text, true, 0, "bt1886", 0, 0, true},
+      {"cambi_eotf", "ceot", OptType::text, true, 0, "bt1886", 0, 0, true},
+      {"cambi_high_res_speedup", "hrs", OptType::integer, true, 0, nullptr, 0, 2160, true},
+    },
+    &hooks::cambi_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::cambi_check, &hooks::cambi_make, nullptr,
+    nullptr, 1,  // cambi_source and cambi_full_reference are written verbatim
+  },
   };
   return kTable;
 }
@@ -279,7 +284,8 @@ Status make_instance(const FeatureDesc& desc, const Options& options, const Vide
   inst.desc = &desc;
   inst.options = options;
   const std::string suffix = options.score_suffix();
-  for (const std::string& n : desc.outputs(options, geometry)) inst.outputs.push_back(n + suffix);
+  for (const std::string& n : desc.outputs(options, geometry))
+    inst.outputs.push_back(inst.outputs.size() < desc.suffixed_outputs ? n + suffix : n);
   for (const char* n : desc.stage_outputs) inst.stage_outputs.push_back(n + suffix);
   *out = std::move(inst);
   return Status::ok();

@@ -131,6 +131,10 @@ struct FeatureDesc {
   unsigned references_back(const Options& o) const {
     return frames_back ? frames_back(o) : (reads & kReadsPrevRef) ? 1u : 0u;
   }
+  // How many of the per-frame outputs take the option suffix; libvmaf writes the others verbatim (cambi's
+  // cambi_source and cambi_full_reference are not among its provided features, so its name dictionary leaves them
+  // alone).
+  unsigned suffixed_outputs = ~0u;
 
   bool implemented() const { return make_cpu != nullptr; }
 };

@@ -10,7 +10,9 @@
 #include "cpu/speed.h"
 #include "features/cpu_features.h"
 #include "cpu/vif.h"
+#include "features/cpu_features.h"
 #include "hip/adm_gpu.h"
+#include "hip/cambi_gpu.h"
 #include "hip/motion_gpu.h"
 #include "hip/psnr_gpu.h"
 #include "hip/speed_gpu.h"
@@ -115,6 +117,17 @@ Status make_luma_float(const Instance& inst, const VideoGeometry& g, const std::
   return Status::ok();
 }
 
+// Every option of cambi is honoured by the kernels (the plan refuses what the CPU refuses); full_ref also reads the
+// reference luma, which the pipeline uploads for every frame.
+Status make_cambi(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                  std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  std::unique_ptr<CambiGpu> c;
+  VMAFX_TRY(CambiGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::cambi_options(inst.options), slots,
+                             &c));
+  *out = std::move(c);
+  return Status::ok();
+}
+
 struct GpuEntry {
   const char* name;
   Maker make;
@@ -128,6 +141,7 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"float_ssim", &make_luma_float<SsimGpu>},
     {"float_ms_ssim", &make_luma_float<MsSsimGpu>},
     {"speed_chroma", &make_speed_chroma},
+    {"cambi", &make_cambi},
 };
 
 }  // namespace
