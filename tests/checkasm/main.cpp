@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// checkasm for the CPU features' SIMD kernels: `checkasm` checks, `checkasm --bench` also times (checkasm.h).
+#include "checkasm.h"
+
+namespace vmafx::checkasm {
+void register_cpu_kernels(Registry& reg);
+}
+
+int main(int argc, char** argv) {
+  vmafx::checkasm::Options o;
+  if (!vmafx::checkasm::parse_options(argc, argv, &o)) return 2;
+  vmafx::checkasm::Registry reg;
+  vmafx::checkasm::register_cpu_kernels(reg);
+  return vmafx::checkasm::run_all(reg, o);
+}
