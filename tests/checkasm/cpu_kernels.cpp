@@ -22,7 +22,10 @@ std::string size_text(uint32_t w, uint32_t h) { return std::to_string(w) + "x" +
 
 // ---- images of one VIF scale ---------------------------------------------------------------------------------------
 
+// bench: the input of --bench; outputs then go to one row buffer, reused for every row, as the features use them
+// (a whole output plane would time memory traffic, not the function).
 struct Images {
+  bool bench = false;
   unsigned scale = 0, bpc = 8;
   uint32_t w = 0, h = 0;
   ptrdiff_t stride = 0;
@@ -50,6 +53,7 @@ Images gen_images(EdgeRng& rng, unsigned scale, unsigned min_size, std::string* 
 Images bench_images(unsigned scale, unsigned bpc, uint32_t w, uint32_t h) {
   EdgeRng rng(42);
   Images im;
+  im.bench = true;
   im.scale = scale;
   im.bpc = bpc;
   im.w = w;
@@ -67,6 +71,7 @@ struct Five {
   uint32_t w = 0, h = 0;
   std::vector<uint32_t> v[5];
   void resize(uint32_t ww, uint32_t hh) {
+    if (w == ww && h == hh && v[0].size() == size_t(w) * h) return;
     w = ww;
     h = hh;
     for (auto& a : v) a.assign(size_t(w) * h, 0);
@@ -83,9 +88,9 @@ const char* const kVerticalNames[5] = {"mu1", "mu2", "rr", "dd", "rd"};
 const char* const kFilteredNames[5] = {"mu1", "mu2", "xx", "yy", "xy"};
 
 void run_vertical(decltype(&vif_vertical_row) f, const Images& im, Five* o) {
-  o->resize(im.w, im.h);
+  o->resize(im.w, im.bench ? 1 : im.h);
   for (uint32_t y = 0; y < im.h; ++y) {
-    const size_t r = size_t(y) * im.w;
+    const size_t r = im.bench ? 0 : size_t(y) * im.w;
     f(im.scale, im.bpc, im.ref.data(), im.dist.data(), im.stride, im.w, im.h, y,
       {o->v[0].data() + r, o->v[1].data() + r, o->v[2].data() + r, o->v[3].data() + r, o->v[4].data() + r});
   }
@@ -94,6 +99,7 @@ void run_vertical(decltype(&vif_vertical_row) f, const Images& im, Five* o) {
 // ---- rows of the vertical pass (input of the horizontal pass) ---------------------------------------------------------
 
 struct Rows {
+  bool bench = false;
   unsigned scale = 0;
   uint32_t w = 0, h = 0;
   std::vector<uint32_t> v[5];
@@ -107,6 +113,13 @@ Rows rows_from(const Images& im) {
   r.w = im.w;
   r.h = im.h;
   for (int i = 0; i < 5; ++i) r.v[i] = std::move(f.v[i]);
+  return r;
+}
+Rows bench_rows(unsigned scale, uint32_t w, uint32_t h) {
+  Images im = bench_images(scale, 8, w, h);
+  im.bench = false;
+  Rows r = rows_from(im);
+  r.bench = true;
   return r;
 }
 
@@ -133,11 +146,11 @@ Rows gen_rows(EdgeRng& rng, unsigned scale, std::string* desc) {
 }
 
 void run_horizontal(decltype(&vif_horizontal_row) f, const Rows& in, Five* o) {
-  o->resize(in.w, in.h);
+  o->resize(in.w, in.bench ? 1 : in.h);
   for (uint32_t y = 0; y < in.h; ++y) {
-    const size_t r = size_t(y) * in.w;
+    const size_t r = size_t(y) * in.w, ro = in.bench ? 0 : r;
     f(in.scale, {in.v[0].data() + r, in.v[1].data() + r, in.v[2].data() + r, in.v[3].data() + r, in.v[4].data() + r},
-      in.w, {o->v[0].data() + r, o->v[1].data() + r, o->v[2].data() + r, o->v[3].data() + r, o->v[4].data() + r});
+      in.w, {o->v[0].data() + ro, o->v[1].data() + ro, o->v[2].data() + ro, o->v[3].data() + ro, o->v[4].data() + ro});
   }
 }
 
@@ -229,6 +242,7 @@ HostPlane host_plane(EdgeRng& rng, const uint16_t* samples, uint32_t w, uint32_t
 
 struct PlanePair {
   HostPlane a, b;
+  bool bench = false;
 };
 
 PlanePair gen_pair(EdgeRng& rng, unsigned bpc, uint32_t min_size, bool same_layout, std::string* desc) {
@@ -258,7 +272,7 @@ PlanePair bench_pair(unsigned bpc, uint32_t w, uint32_t h) {
   std::vector<uint16_t> s(size_t(w) * h), t(size_t(w) * h);
   test::fill_edge_plane(rng, EdgePattern::ramp, max, w, h, s.data(), w);
   test::fill_edge_distorted(rng, s.data(), max, w, h, w, t.data());
-  return {host_plane(rng, s.data(), w, h, bpc, false), host_plane(rng, t.data(), w, h, bpc, false)};
+  return {host_plane(rng, s.data(), w, h, bpc, false), host_plane(rng, t.data(), w, h, bpc, false), true};
 }
 
 // ---- registration -----------------------------------------------------------------------------------------------------
@@ -297,7 +311,7 @@ void add_level(Registry& reg, SimdLevel level) {
           [f = s.horizontal_row](const Rows& i, Five* o) { run_horizontal(f, i, o); },
           [f = v->horizontal_row](const Rows& i, Five* o) { run_horizontal(f, i, o); },
           [](const Five& a, const Five& b) { return compare_five(a, b, kFilteredNames); },
-          [scale, bw, bh]() { return rows_from(bench_images(scale, 8, bw, bh)); }));
+          [scale, bw, bh]() { return bench_rows(scale, bw, bh); }));
       if (scale < kVifScales - 1) {
         const unsigned dmin = kVifFilterWidth[scale + 1] / 2 + 1;
         auto run_dec = [](decltype(&vif_decimate) f, const Images& im, Five* o) {
@@ -339,7 +353,8 @@ void add_level(Registry& reg, SimdLevel level) {
         },
         compare_accum,
         []() {
-          Rows r = rows_from(bench_images(0, 8, 1920, 1080));
+          Rows r = bench_rows(0, 1920, 1080);
+          r.bench = false;
           Five o;
           run_horizontal(vif_horizontal_row, r, &o);
           Filtered f;
@@ -348,9 +363,10 @@ void add_level(Registry& reg, SimdLevel level) {
           return f;
         }));
     auto run_load = [](decltype(&vif_load_plane) f, const HostPlane& p, Five* o) {
-      o->resize(p.w + 3, p.h);
-      std::vector<uint16_t> out(size_t(p.w + 3) * p.h, 0xCDCD);
+      thread_local std::vector<uint16_t> out;
+      out.assign(size_t(p.w + 3) * p.h, 0xCDCD);
       f(p.plane(), out.data(), p.w + 3);
+      o->resize(p.w + 3, p.h);
       for (size_t i = 0; i < out.size(); ++i) o->v[0][i] = out[i];
     };
     reg.add(make_check<HostPlane, Five>(
@@ -367,10 +383,12 @@ void add_level(Registry& reg, SimdLevel level) {
 
   if (mv) {
     auto run_blur = [](decltype(&motion_blur_diff_row) f, const PlanePair& pp, Five* o) {
-      o->resize(pp.a.w, pp.a.h);
-      std::vector<int32_t> row(pp.a.w);
+      o->resize(pp.a.w, pp.bench ? 1 : pp.a.h);
+      thread_local std::vector<int32_t> row;
+      row.resize(pp.a.w);
       for (uint32_t y = 0; y < pp.a.h; ++y) {
         f(pp.a.plane(), pp.b.plane(), y, row.data());
+        if (pp.bench) continue;
         for (uint32_t x = 0; x < pp.a.w; ++x) o->v[0][size_t(y) * pp.a.w + x] = uint32_t(row[x]);
       }
     };

@@ -33,6 +33,7 @@ struct Isa {
   static V and_(V a, V b) { return _mm512_and_si512(a, b); }
   static V andnot(V a, V b) { return _mm512_andnot_si512(a, b); }  // ~a & b
   static V or_(V a, V b) { return _mm512_or_si512(a, b); }
+  static V xor_(V a, V b) { return _mm512_xor_si512(a, b); }
   template <int n> static V srli(V a) { return _mm512_srli_epi32(a, n); }
   template <int n> static V srai(V a) { return _mm512_srai_epi32(a, n); }
   static V srl(V a, int n) { return _mm512_srl_epi32(a, _mm_cvtsi32_si128(n)); }
@@ -64,6 +65,19 @@ struct Isa {
   static V even_lanes(V a, V b) {
     const V idx = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     return _mm512_permutex2var_epi32(a, idx, b);
+  }
+  // 16-bit lanes (2N per vector).
+  static V unpacklo16(V a, V b) { return _mm512_unpacklo_epi16(a, b); }
+  static V unpackhi16(V a, V b) { return _mm512_unpackhi_epi16(a, b); }
+  static V mullo16(V a, V b) { return _mm512_mullo_epi16(a, b); }
+  // Stores the 2N lanes of lo and hi as unpacklo/unpackhi left them (128-bit blocks of lo and hi alternate) in order.
+  static void store_lohi(uint32_t* p, V lo, V hi) {
+    _mm512_storeu_si512(p, _mm512_permutex2var_epi64(lo, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), hi));
+    _mm512_storeu_si512(p + 16, _mm512_permutex2var_epi64(lo, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), hi));
+  }
+  // Stores e0 o0 e1 o1 ... (2N lanes) at p.
+  static void store_interleaved(uint32_t* p, V e, V o) {
+    store_lohi(p, _mm512_unpacklo_epi32(e, o), _mm512_unpackhi_epi32(e, o));
   }
   static uint32_t hsum_u32(V a) { return uint32_t(_mm512_reduce_add_epi32(a)); }
   static uint64_t hsum_u64(V a) { return uint64_t(_mm512_reduce_add_epi64(a)); }
@@ -130,6 +144,7 @@ struct Isa {
   static V and_(V a, V b) { return _mm256_and_si256(a, b); }
   static V andnot(V a, V b) { return _mm256_andnot_si256(a, b); }
   static V or_(V a, V b) { return _mm256_or_si256(a, b); }
+  static V xor_(V a, V b) { return _mm256_xor_si256(a, b); }
   template <int n> static V srli(V a) { return _mm256_srli_epi32(a, n); }
   template <int n> static V srai(V a) { return _mm256_srai_epi32(a, n); }
   static V srl(V a, int n) { return _mm256_srl_epi32(a, _mm_cvtsi32_si128(n)); }
@@ -160,6 +175,16 @@ struct Isa {
   static V even_lanes(V a, V b) {
     const __m256 s = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), 0x88);
     return _mm256_permute4x64_epi64(_mm256_castps_si256(s), 0xD8);
+  }
+  static V unpacklo16(V a, V b) { return _mm256_unpacklo_epi16(a, b); }
+  static V unpackhi16(V a, V b) { return _mm256_unpackhi_epi16(a, b); }
+  static V mullo16(V a, V b) { return _mm256_mullo_epi16(a, b); }
+  static void store_lohi(uint32_t* p, V lo, V hi) {
+    _mm256_storeu_si256((__m256i*)p, _mm256_permute2x128_si256(lo, hi, 0x20));
+    _mm256_storeu_si256((__m256i*)(p + 8), _mm256_permute2x128_si256(lo, hi, 0x31));
+  }
+  static void store_interleaved(uint32_t* p, V e, V o) {
+    store_lohi(p, _mm256_unpacklo_epi32(e, o), _mm256_unpackhi_epi32(e, o));
   }
   static uint32_t hsum_u32(V a) {
     __m128i s = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));

@@ -22,7 +22,61 @@ inline V mul_q32_round(V a, V b) {
   return Isa::blend_odd(Isa::srli64<32>(e), o);
 }
 
+// Taps 2j and 2j + 1 of a scale in the low and high halves of each 32-bit lane (0 past the last tap): vpmaddwd's
+// operand for two taps at once.
+template <int kScale>
+inline V tap_pair(int j) {
+  constexpr int kFw = kVifFilterWidth[kScale];
+  const uint32_t lo = kVifFilter[kScale][2 * j];
+  const uint32_t hi = 2 * j + 1 < kFw ? kVifFilter[kScale][2 * j + 1] : 0;
+  return Isa::set1(int32_t(lo | (hi << 16)));
+}
+
 // ---- vertical pass -----------------------------------------------------------------------------------------------
+
+// 8-bit samples at scale 0, 2N pixels in 16-bit lanes: rows 2j and 2j + 1 interleaved, times taps 2j, 2j + 1 with
+// vpmaddwd. Samples (< 2^8) are exact signed operands; their products a * a, d * d, a * d (< 2^16) are stored as
+// p - 2^15, which makes them signed operands too: the sum over all taps is then short by 2^15 * 2^16 = 2^31, added
+// back modulo 2^32 (every true sum is below 2^32).
+inline void vertical_8bit_s0_wide(const uint16_t* const* rr, const uint16_t* const* dr, uint32_t x,
+                                  const VifRounding& r, const VifVerticalRow& out) {
+  constexpr int kFw = kVifFilterWidth[0];
+  constexpr int kPairs = (kFw + 1) / 2;
+  const V bias = Isa::set1(int32_t(0x80008000u));
+  V m1l = Isa::zero(), m1h = Isa::zero(), m2l = Isa::zero(), m2h = Isa::zero();
+  V aal = Isa::zero(), aah = Isa::zero(), ddl = Isa::zero(), ddh = Isa::zero(), adl = Isa::zero(),
+    adh = Isa::zero();
+#pragma GCC unroll 9
+  for (int j = 0; j < kPairs; ++j) {
+    const V f = tap_pair<0>(j);
+    const int k1 = 2 * j + 1 < kFw ? 2 * j + 1 : 2 * j;  // the zero tap of the last pair reads a valid row
+    const V a0 = Isa::load(rr[2 * j] + x), a1 = Isa::load(rr[k1] + x);
+    const V d0 = Isa::load(dr[2 * j] + x), d1 = Isa::load(dr[k1] + x);
+    m1l = Isa::add(m1l, Isa::madd16(Isa::unpacklo16(a0, a1), f));
+    m1h = Isa::add(m1h, Isa::madd16(Isa::unpackhi16(a0, a1), f));
+    m2l = Isa::add(m2l, Isa::madd16(Isa::unpacklo16(d0, d1), f));
+    m2h = Isa::add(m2h, Isa::madd16(Isa::unpackhi16(d0, d1), f));
+    const V aa0 = Isa::xor_(Isa::mullo16(a0, a0), bias), aa1 = Isa::xor_(Isa::mullo16(a1, a1), bias);
+    const V dd0 = Isa::xor_(Isa::mullo16(d0, d0), bias), dd1 = Isa::xor_(Isa::mullo16(d1, d1), bias);
+    const V ad0 = Isa::xor_(Isa::mullo16(a0, d0), bias), ad1 = Isa::xor_(Isa::mullo16(a1, d1), bias);
+    aal = Isa::add(aal, Isa::madd16(Isa::unpacklo16(aa0, aa1), f));
+    aah = Isa::add(aah, Isa::madd16(Isa::unpackhi16(aa0, aa1), f));
+    ddl = Isa::add(ddl, Isa::madd16(Isa::unpacklo16(dd0, dd1), f));
+    ddh = Isa::add(ddh, Isa::madd16(Isa::unpackhi16(dd0, dd1), f));
+    adl = Isa::add(adl, Isa::madd16(Isa::unpacklo16(ad0, ad1), f));
+    adh = Isa::add(adh, Isa::madd16(Isa::unpackhi16(ad0, ad1), f));
+  }
+  const V mr = Isa::set1(int32_t(r.mu_round));
+  const V m16 = Isa::set1(0xffff);
+  const int ms = int(r.mu_shift);
+  auto mu = [&](V v) { return Isa::and_(Isa::srl(Isa::add(v, mr), ms), m16); };
+  const V unbias = Isa::set1(int32_t(0x80000000u));
+  Isa::store_lohi(out.mu1 + x, mu(m1l), mu(m1h));
+  Isa::store_lohi(out.mu2 + x, mu(m2l), mu(m2h));
+  Isa::store_lohi(out.rr + x, Isa::add(aal, unbias), Isa::add(aah, unbias));  // 8-bit: sq_shift 0
+  Isa::store_lohi(out.dd + x, Isa::add(ddl, unbias), Isa::add(ddh, unbias));
+  Isa::store_lohi(out.rd + x, Isa::add(adl, unbias), Isa::add(adh, unbias));
+}
 
 // 8-bit samples at scale 0: f * x fits 16-bit signed operands (taps < 2^15, samples < 2^8), so vpmaddwd gives it;
 // every sum of the pass fits 32 bits.
@@ -30,6 +84,7 @@ inline void vertical_8bit_s0(const uint16_t* const* rr, const uint16_t* const* d
                              const VifRounding& r, const VifVerticalRow& out) {
   constexpr int kFw = kVifFilterWidth[0];
   V mu1 = Isa::zero(), mu2 = Isa::zero(), s11 = Isa::zero(), s22 = Isa::zero(), s12 = Isa::zero();
+#pragma GCC unroll 17
   for (int k = 0; k < kFw; ++k) {
     const V f = Isa::set1(kVifFilter[0][k]);
     const V a = Isa::load_u16(rr[k] + x);
@@ -66,6 +121,7 @@ inline void vertical_wide(const uint16_t* const* rr, const uint16_t* const* dr, 
   V mu1 = Isa::zero(), mu2 = Isa::zero();
   V s11e = Isa::zero(), s11o = Isa::zero(), s22e = Isa::zero(), s22o = Isa::zero(), s12e = Isa::zero(),
     s12o = Isa::zero();
+#pragma GCC unroll 17
   for (int k = 0; k < kFw; ++k) {
     const V f = Isa::set1(kVifFilter[kScale][k]);
     const V a = Isa::load_u16(rr[k] + x);
@@ -117,7 +173,13 @@ void vertical_row(unsigned scale, unsigned bpc, const uint16_t* ref, const uint1
   };
   switch (scale) {
     case 0:
-      if (bpc == 8)
+      if (bpc == 8 && w >= uint32_t(2 * N)) {
+        for (uint32_t x = 0;; x += 2 * N) {
+          if (x + 2 * N > w) x = w - 2 * N;
+          vertical_8bit_s0_wide(rr, dr, x, r, out);
+          if (x + 2 * N >= w) break;
+        }
+      } else if (bpc == 8)
         run([&](uint32_t x) { vertical_8bit_s0(rr, dr, x, r, out); });
       else
         run([&](uint32_t x) { vertical_wide<0>(rr, dr, x, r, out); });
@@ -174,6 +236,7 @@ inline void horizontal_vec(const VifVerticalRowConst& in, uint32_t x, const VifF
   const V round = Isa::set1_64(32768);
   for (int q = 0; q < 3; ++q) {
     V e = Isa::zero(), o = Isa::zero();
+#pragma GCC unroll 17
     for (int k = 0; k < kFw; ++k) {
       const V f = Isa::set1(kVifFilter[kScale][k]);
       const V m = Isa::load(src[q] + b + k);
@@ -181,6 +244,85 @@ inline void horizontal_vec(const VifVerticalRowConst& in, uint32_t x, const VifF
       o = Isa::add64(o, Isa::mul_u32(Isa::srli64<32>(m), f));
     }
     Isa::store(dst[q] + x, finish64(e, o, round, 16));
+  }
+}
+
+// Scales whose taps are all below 2^15 (0, 1, 2) filter 16-bit values with vpmaddwd, two taps per instruction:
+// a value v < 2^16 is stored as the signed v - 2^15, so sum f * (v - 2^15) = sum f * v - 2^31 (the taps sum to
+// 2^16) fits 32 signed bits, and adding 2^31 back modulo 2^32 gives the exact sum (< 2^32). The moments m < 2^32
+// split into hi = m >> 16 and lo = m & 0xffff:  (sum f m + 2^15) >> 16 = sum f hi + ((sum f lo + 2^15) >> 16),
+// which is exact (both sums < 2^32) and wraps modulo 2^32 as the scalar truncation to 32 bits does.
+// A 32-bit lane loaded at s + j holds s[j + 2i], s[j + 2i + 1]: one load gives the tap pair of the even outputs,
+// the load one sample later that of the odd outputs.
+constexpr uint32_t kChunk = 256;  // outputs per chunk (a multiple of 2N)
+
+
+// Outputs x0 .. x0 + n - 1 (n a multiple of 2N, at most kChunk, every tap inside the row).
+template <int kScale>
+void horizontal_chunk(const VifVerticalRowConst& in, uint32_t w, uint32_t x0, uint32_t n, const VifFilteredRow& out) {
+  constexpr int kFw = kVifFilterWidth[kScale];
+  constexpr int kHalf = kFw / 2;
+  constexpr int kPairs = (kFw + 1) / 2;
+  // Samples x0 - kHalf .. x0 + n + kHalf, plus one read by the zero tap of the last pair, and room for a vector.
+  constexpr uint32_t kLen = kChunk + 2 * kHalf + 2 + 2 * N;
+  alignas(64) uint16_t s[8][kLen];
+  const uint32_t first = x0 - kHalf;
+  const uint32_t len = n + 2 * kHalf + 2;
+  const uint32_t avail = w - first < len ? w - first : len;
+  const V m16 = Isa::set1(0xffff), bias = Isa::set1(0x8000);
+  uint32_t i = 0;
+  for (; i + N <= avail; i += N) {
+    const V a = Isa::load(in.mu1 + first + i), b = Isa::load(in.mu2 + first + i);
+    Isa::store_u16(s[0] + i, Isa::xor_(a, bias));
+    Isa::store_u16(s[1] + i, Isa::xor_(b, bias));
+    const uint32_t* m[3] = {in.rr, in.dd, in.rd};
+    for (int q = 0; q < 3; ++q) {
+      const V v = Isa::load(m[q] + first + i);
+      Isa::store_u16(s[2 + 2 * q] + i, Isa::xor_(Isa::srli<16>(v), bias));
+      Isa::store_u16(s[3 + 2 * q] + i, Isa::xor_(Isa::and_(v, m16), bias));
+    }
+  }
+  for (; i < len; ++i) {
+    if (i < avail) {
+      const uint32_t j = first + i;
+      s[0][i] = uint16_t(in.mu1[j] ^ 0x8000);
+      s[1][i] = uint16_t(in.mu2[j] ^ 0x8000);
+      s[2][i] = uint16_t((in.rr[j] >> 16) ^ 0x8000);
+      s[3][i] = uint16_t((in.rr[j] & 0xffff) ^ 0x8000);
+      s[4][i] = uint16_t((in.dd[j] >> 16) ^ 0x8000);
+      s[5][i] = uint16_t((in.dd[j] & 0xffff) ^ 0x8000);
+      s[6][i] = uint16_t((in.rd[j] >> 16) ^ 0x8000);
+      s[7][i] = uint16_t((in.rd[j] & 0xffff) ^ 0x8000);
+    } else {
+      for (auto& a : s) a[i] = 0x8000;  // read only by a zero tap
+    }
+  }
+  V f[kPairs];
+  for (int j = 0; j < kPairs; ++j) f[j] = tap_pair<kScale>(j);
+  const V unbias = Isa::set1(int32_t(0x80000000u));
+  const V round = Isa::set1(32768);
+  for (uint32_t o = 0; o < n; o += 2 * N) {
+    V e[8], od[8];
+    for (int a = 0; a < 8; ++a) {
+      const uint16_t* p = s[a] + o;
+      V ev = unbias, ov = unbias;
+#pragma GCC unroll 9
+      for (int j = 0; j < kPairs; ++j) {
+        ev = Isa::add(ev, Isa::madd16(Isa::load(p + 2 * j), f[j]));
+        ov = Isa::add(ov, Isa::madd16(Isa::load(p + 2 * j + 1), f[j]));
+      }
+      e[a] = ev;
+      od[a] = ov;
+    }
+    const uint32_t x = x0 + o;
+    Isa::store_interleaved(out.mu1 + x, e[0], od[0]);
+    Isa::store_interleaved(out.mu2 + x, e[1], od[1]);
+    uint32_t* dst[3] = {out.xx, out.yy, out.xy};
+    for (int q = 0; q < 3; ++q) {
+      const V ev = Isa::add(e[2 + 2 * q], Isa::srli<16>(Isa::add(e[3 + 2 * q], round)));
+      const V ov = Isa::add(od[2 + 2 * q], Isa::srli<16>(Isa::add(od[3 + 2 * q], round)));
+      Isa::store_interleaved(dst[q] + x, ev, ov);
+    }
   }
 }
 
@@ -193,6 +335,14 @@ void horizontal_impl(const VifVerticalRowConst& in, uint32_t w, const VifFiltere
   }
   uint32_t x = 0;
   for (; x < kHalf; ++x) horizontal_scalar_at<kScale>(in, w, x, out);
+  if constexpr (kScale < 3) {
+    while (x + 2 * N <= w - kHalf) {
+      uint32_t n = (w - kHalf - x) / (2 * N) * (2 * N);
+      if (n > kChunk) n = kChunk;
+      horizontal_chunk<kScale>(in, w, x, n, out);
+      x += n;
+    }
+  }
   for (; x + N <= w - kHalf; x += N) horizontal_vec<kScale>(in, x, out);
   for (; x < w; ++x) horizontal_scalar_at<kScale>(in, w, x, out);
 }
