@@ -10,14 +10,15 @@ const MotionKernels kScalarMotion = {motion_blur_diff_row, motion_row_sad};
 const PsnrKernels kScalarPsnr = {psnr_plane_sse_scalar};
 
 template <class T>
-const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512) {
+const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512, const T* neon) {
   if (!simd_level_supported(level)) return nullptr;
   switch (level) {
     case SimdLevel::scalar: return scalar;
     case SimdLevel::avx2: return a2;
     case SimdLevel::avx512: return a512;
-    default: return nullptr;
+    case SimdLevel::neon: return neon;
   }
+  return nullptr;
 }
 
 #if defined(VMAFX_HAVE_AVX2)
@@ -30,17 +31,25 @@ const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512) {
 #else
 #define VMAFX_AVX512_TABLE(name) nullptr
 #endif
+#if defined(VMAFX_HAVE_NEON)
+#define VMAFX_NEON_TABLE(name) (&neon::name)
+#else
+#define VMAFX_NEON_TABLE(name) nullptr
+#endif
 
 }  // namespace
 
 const VifKernels* vif_kernels_for(SimdLevel level) {
-  return pick<VifKernels>(level, &kScalarVif, VMAFX_AVX2_TABLE(kVif), VMAFX_AVX512_TABLE(kVif));
+  return pick<VifKernels>(level, &kScalarVif, VMAFX_AVX2_TABLE(kVif), VMAFX_AVX512_TABLE(kVif),
+                VMAFX_NEON_TABLE(kVif));
 }
 const MotionKernels* motion_kernels_for(SimdLevel level) {
-  return pick<MotionKernels>(level, &kScalarMotion, VMAFX_AVX2_TABLE(kMotion), VMAFX_AVX512_TABLE(kMotion));
+  return pick<MotionKernels>(level, &kScalarMotion, VMAFX_AVX2_TABLE(kMotion), VMAFX_AVX512_TABLE(kMotion),
+                VMAFX_NEON_TABLE(kMotion));
 }
 const PsnrKernels* psnr_kernels_for(SimdLevel level) {
-  return pick<PsnrKernels>(level, &kScalarPsnr, VMAFX_AVX2_TABLE(kPsnr), VMAFX_AVX512_TABLE(kPsnr));
+  return pick<PsnrKernels>(level, &kScalarPsnr, VMAFX_AVX2_TABLE(kPsnr), VMAFX_AVX512_TABLE(kPsnr),
+                VMAFX_NEON_TABLE(kPsnr));
 }
 
 const VifKernels& vif_kernels() {

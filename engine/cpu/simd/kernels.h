@@ -56,5 +56,10 @@ extern const VifKernels kVif;
 extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 }  // namespace avx512
+namespace neon {
+extern const VifKernels kVif;
+extern const MotionKernels kMotion;
+extern const PsnrKernels kPsnr;
+}  // namespace neon
 
 }  // namespace vmafx::cpu
