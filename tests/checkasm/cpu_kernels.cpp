@@ -9,6 +9,8 @@
 #include "cpu/motion.h"
 #include "cpu/psnr.h"
 #include "cpu/simd/kernels.h"
+#include "cpu/ms_ssim.h"
+#include "cpu/ssim.h"
 #include "cpu/vif.h"
 
 namespace vmafx::checkasm {
@@ -275,6 +277,108 @@ PlanePair bench_pair(unsigned bpc, uint32_t w, uint32_t h) {
   return {host_plane(rng, s.data(), w, h, bpc, false), host_plane(rng, t.data(), w, h, bpc, false), true};
 }
 
+// ---- float images (SSIM, MS-SSIM) ------------------------------------------------------------------------------------
+
+// Floats are compared as bit patterns: -0.0 against 0.0 and NaN payloads count.
+std::vector<uint32_t> float_bits(const float* f, size_t n) {
+  std::vector<uint32_t> b(n);
+  std::memcpy(b.data(), f, n * sizeof(float));
+  return b;
+}
+
+struct FloatPair {
+  bool bench = false;
+  int w = 0, h = 0;
+  std::vector<float> a, b;
+};
+
+// Converted samples of any depth (libvmaf's divisors), or arbitrary floats (negative, tiny, large, -0.0).
+FloatPair gen_floats(EdgeRng& rng, int min_w, int min_h, int max_w, int max_h, std::string* desc) {
+  FloatPair f;
+  uint32_t w, h;
+  test::edge_size(rng, uint32_t(min_w), uint32_t(max_w), uint32_t(min_h), uint32_t(max_h), 5, &w, &h);
+  f.w = int(w);
+  f.h = int(h);
+  const size_t n = size_t(w) * h;
+  f.a.resize(n);
+  f.b.resize(n);
+  if (rng.chance(70)) {
+    static const unsigned kDepths[] = {8, 10, 12, 16};
+    const unsigned bpc = kDepths[rng.below(4)];
+    const uint32_t max = (1u << bpc) - 1;
+    const float div = float(1u << (bpc - 8));
+    std::vector<uint16_t> s(n), t(n);
+    const EdgePattern p = test::random_edge_pattern(rng);
+    test::fill_edge_plane(rng, p, max, w, h, s.data(), w);
+    test::fill_edge_distorted(rng, s.data(), max, w, h, w, t.data());
+    for (size_t i = 0; i < n; ++i) {
+      f.a[i] = float(s[i]) / div;
+      f.b[i] = float(t[i]) / div;
+    }
+    *desc = size_text(w, h) + " " + std::to_string(bpc) + "-bit " + test::edge_pattern_name(p);
+  } else {
+    auto any = [&]() {
+      switch (rng.below(6)) {
+        case 0: return 0.0f;
+        case 1: return -0.0f;
+        case 2: return float(int(rng.below(2001)) - 1000) * 1e-30f;
+        case 3: return float(rng.below(1u << 24)) / 65536.0f;
+        default: return float(int(rng.below(2000001)) - 1000000) / 997.0f;
+      }
+    };
+    for (size_t i = 0; i < n; ++i) {
+      f.a[i] = any();
+      f.b[i] = any();
+    }
+    *desc = size_text(w, h) + " arbitrary floats";
+  }
+  return f;
+}
+
+FloatPair bench_floats(int w, int h) {
+  EdgeRng rng(11);
+  FloatPair f;
+  f.bench = true;
+  f.w = w;
+  f.h = h;
+  std::vector<uint16_t> s(size_t(w) * h), t(size_t(w) * h);
+  test::fill_edge_plane(rng, EdgePattern::ramp, 255, uint32_t(w), uint32_t(h), s.data(), uint32_t(w));
+  test::fill_edge_distorted(rng, s.data(), 255, uint32_t(w), uint32_t(h), w, t.data());
+  f.a.assign(s.begin(), s.end());
+  f.b.assign(t.begin(), t.end());
+  return f;
+}
+
+struct Bits {
+  int w = 0, h = 0;
+  std::vector<uint32_t> v;
+};
+Mismatch compare_bits(const char* what, const Bits& a, const Bits& b) {
+  if (a.w != b.w || a.h != b.h) return value_mismatch("output size", a.w * 100000 + a.h, b.w * 100000 + b.h);
+  return first_mismatch(what, a.v.data(), b.v.data(), uint32_t(a.w), uint32_t(a.h), a.w);
+}
+
+Mismatch compare_means(const SsimMeans& a, const SsimMeans& b) {
+  const float fa[4] = {a.ssim, a.l, a.c, a.s}, fb[4] = {b.ssim, b.l, b.c, b.s};
+  const char* names[4] = {"ssim (bits)", "l (bits)", "c (bits)", "s (bits)"};
+  for (int i = 0; i < 4; ++i)
+    if (Mismatch m = value_mismatch(names[i], float_bits(fa + i, 1)[0], float_bits(fb + i, 1)[0])) return m;
+  return {};
+}
+
+struct MomentsOut {
+  Bits maps[5];
+};
+
+void run_moments(decltype(&ssim_moments_scalar) f, const FloatPair& in, MomentsOut* o) {
+  thread_local SsimMoments m;
+  (void)m.reserve(in.w, in.h);
+  f(in.a.data(), in.b.data(), in.w, in.h, &m);
+  if (in.bench) return;
+  const std::vector<float>* v[5] = {&m.mu_ref, &m.mu_dist, &m.var_ref, &m.var_dist, &m.cov};
+  for (int i = 0; i < 5; ++i) o->maps[i] = {m.w, m.h, float_bits(v[i]->data(), size_t(m.w) * m.h)};
+}
+
 // ---- registration -----------------------------------------------------------------------------------------------------
 
 void add_level(Registry& reg, SimdLevel level) {
@@ -425,6 +529,134 @@ void add_level(Registry& reg, SimdLevel level) {
           for (int32_t& x : r.v) x = int32_t(rng.below(2001)) - 1000;
           return r;
         }));
+  }
+
+  if (const SsimKernels* sv = ssim_kernels_for(level)) {
+    const SsimKernels& ss = *ssim_kernels_for(SimdLevel::scalar);
+    auto run_convert = [](decltype(&plane_to_float_scalar) f, const HostPlane& p, Bits* o) {
+      thread_local std::vector<float> out;
+      out.assign(size_t(p.w + 2) * p.h, -1.0f);
+      f(p.plane(), float(1u << (p.bpc - 8)), out.data(), p.w + 2);
+      if (p.h == 1080) return;  // the --bench input
+      *o = {int(p.w + 2), int(p.h), float_bits(out.data(), out.size())};
+    };
+    reg.add(make_check<HostPlane, Bits>(
+        "ssim_plane_to_float", ref, isa,
+        [](EdgeRng& rng, std::string* d) {
+          static const unsigned kDepths[] = {8, 10, 12, 16};
+          PlanePair pp = gen_pair(rng, kDepths[rng.below(4)], 1, false, d);
+          return std::move(pp.a);
+        },
+        [f = ss.plane_to_float, run_convert](const HostPlane& p, Bits* o) { run_convert(f, p, o); },
+        [f = sv->plane_to_float, run_convert](const HostPlane& p, Bits* o) { run_convert(f, p, o); },
+        [](const Bits& a, const Bits& b) { return compare_bits("float (bits)", a, b); },
+        []() { return bench_pair(8, 1920, 1080).a; }));
+    auto run_gauss = [](decltype(&ssim_gaussian_valid_scalar) f, const FloatPair& in, Bits* o) {
+      thread_local std::vector<float> tmp, out;
+      tmp.assign(in.a.size(), 0.f);
+      out.assign(in.a.size(), 0.f);
+      f(in.a.data(), in.w, in.h, tmp.data(), out.data());
+      if (in.bench) return;
+      const int dw = in.w - kSsimWindow + 1, dh = in.h - kSsimWindow + 1;
+      *o = {dw, dh, float_bits(out.data(), size_t(dw) * dh)};
+    };
+    reg.add(make_check<FloatPair, Bits>(
+        "ssim_gaussian_valid", ref, isa,
+        [](EdgeRng& rng, std::string* d) { return gen_floats(rng, kSsimWindow, kSsimWindow, 160, 40, d); },
+        [f = ss.gaussian_valid, run_gauss](const FloatPair& p, Bits* o) { run_gauss(f, p, o); },
+        [f = sv->gaussian_valid, run_gauss](const FloatPair& p, Bits* o) { run_gauss(f, p, o); },
+        [](const Bits& a, const Bits& b) { return compare_bits("filtered (bits)", a, b); },
+        []() { return bench_floats(960, 540); }));
+    reg.add(make_check<FloatPair, MomentsOut>(
+        "ssim_moments", ref, isa,
+        [](EdgeRng& rng, std::string* d) { return gen_floats(rng, kSsimWindow, kSsimWindow, 160, 40, d); },
+        [f = ss.moments](const FloatPair& p, MomentsOut* o) { run_moments(f, p, o); },
+        [f = sv->moments](const FloatPair& p, MomentsOut* o) { run_moments(f, p, o); },
+        [](const MomentsOut& a, const MomentsOut& b) {
+          const char* names[5] = {"mu_ref (bits)", "mu_dist (bits)", "var_ref (bits)", "var_dist (bits)",
+                                  "cov (bits)"};
+          for (int i = 0; i < 5; ++i)
+            if (Mismatch m = compare_bits(names[i], a.maps[i], b.maps[i])) return m;
+          return Mismatch{};
+        },
+        []() { return bench_floats(480, 270); }));
+    // Pooling: moments of real and arbitrary images (the scalar moments), sometimes with negated covariances.
+    struct PoolIn {
+      SsimMoments m;
+    };
+    reg.add(make_check<std::shared_ptr<PoolIn>, SsimMeans>(
+        "ssim_pool", ref, isa,
+        [](EdgeRng& rng, std::string* d) {
+          FloatPair f = gen_floats(rng, kSsimWindow, kSsimWindow, 160, 40, d);
+          auto p = std::make_shared<PoolIn>();
+          (void)p->m.reserve(f.w, f.h);
+          ssim_moments_scalar(f.a.data(), f.b.data(), f.w, f.h, &p->m);
+          if (rng.chance(30)) {
+            for (size_t i = 0; i < size_t(p->m.w) * p->m.h; ++i)
+              if (rng.chance(30)) p->m.cov[i] = -p->m.cov[i];
+            *d += ", covariances negated";
+          }
+          return p;
+        },
+        [f = ss.pool](const std::shared_ptr<PoolIn>& p, SsimMeans* o) { *o = f(p->m); },
+        [f = sv->pool](const std::shared_ptr<PoolIn>& p, SsimMeans* o) { *o = f(p->m); }, compare_means,
+        []() {
+          FloatPair f = bench_floats(480, 270);
+          auto p = std::make_shared<PoolIn>();
+          (void)p->m.reserve(f.w, f.h);
+          ssim_moments_scalar(f.a.data(), f.b.data(), f.w, f.h, &p->m);
+          return p;
+        }));
+    // Decimation: MS-SSIM's 9x9 low-pass at factor 2 and SSIM's box kernels at factors 2..8.
+    struct DecIn {
+      FloatPair img;
+      int factor = 2;
+      std::vector<float> kernel;
+      int kw = 0, kh = 0;
+    };
+    auto run_dec = [](decltype(&decimate_scalar) f, const DecIn& in, Bits* o) {
+      const int sw = decimated_size(in.img.w, in.factor), sh = decimated_size(in.img.h, in.factor);
+      thread_local std::vector<float> out;
+      out.assign(size_t(sw) * sh + 1, 12345.0f);
+      int dw = 0, dh = 0;
+      f(in.img.a.data(), in.img.w, in.img.h, in.factor, in.kernel.data(), in.kw, in.kh, out.data(), &dw, &dh);
+      if (in.img.bench) return;
+      *o = {dw, dh + 1, float_bits(out.data(), out.size())};  // plus the sentinel after the output
+      o->v.resize(size_t(dw) * (dh + 1), 0);
+    };
+    for (int ms : {1, 0}) {
+      reg.add(make_check<DecIn, Bits>(
+          ms ? "ms_ssim_decimate" : "ssim_box_decimate", ref, isa,
+          [ms](EdgeRng& rng, std::string* d) {
+            DecIn in;
+            if (ms) {
+              in.factor = 2;
+              in.kernel.assign(kMsSsimLpf, kMsSsimLpf + kMsSsimLpfLen * kMsSsimLpfLen);
+              in.kw = in.kh = kMsSsimLpfLen;
+            } else {
+              in.factor = int(rng.range(2, 8));
+              in.kernel = ssim_box_kernel(in.factor);
+              in.kw = in.kh = in.factor;
+            }
+            // IQA's mirror reflects once: below kw / 2 + 1 samples per axis it reads outside the image (never
+            // reached: MS-SSIM needs 176x176, SSIM decimates from 384 on).
+            const int min = in.kw / 2 + 1;
+            in.img = gen_floats(rng, min, min, 200, 40, d);
+            *d += ", factor " + std::to_string(in.factor);
+            return in;
+          },
+          [f = ss.decimate, run_dec](const DecIn& in, Bits* o) { run_dec(f, in, o); },
+          [f = sv->decimate, run_dec](const DecIn& in, Bits* o) { run_dec(f, in, o); },
+          [](const Bits& a, const Bits& b) { return compare_bits("decimated (bits)", a, b); },
+          [ms]() {
+            DecIn in;
+            in.img = bench_floats(1920, 1080);
+            in.factor = ms ? 2 : 4;
+            in.kernel = ms ? std::vector<float>(kMsSsimLpf, kMsSsimLpf + 81) : ssim_box_kernel(4);
+            in.kw = in.kh = ms ? kMsSsimLpfLen : 4;
+            return in;
+          }));
+    }
   }
 
   if (pv) {

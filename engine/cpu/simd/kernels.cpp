@@ -8,6 +8,8 @@ namespace {
 const VifKernels kScalarVif = {vif_vertical_row, vif_horizontal_row, vif_accumulate, vif_decimate, vif_load_plane};
 const MotionKernels kScalarMotion = {motion_blur_diff_row, motion_row_sad};
 const PsnrKernels kScalarPsnr = {psnr_plane_sse_scalar};
+const SsimKernels kScalarSsim = {plane_to_float_scalar, decimate_scalar, ssim_gaussian_valid_scalar,
+                                 ssim_moments_scalar, ssim_pool_scalar};
 
 template <class T>
 const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512, const T* neon) {
@@ -52,6 +54,11 @@ const PsnrKernels* psnr_kernels_for(SimdLevel level) {
                 VMAFX_NEON_TABLE(kPsnr));
 }
 
+const SsimKernels* ssim_kernels_for(SimdLevel level) {
+  return pick<SsimKernels>(level, &kScalarSsim, VMAFX_AVX2_TABLE(kSsim), VMAFX_AVX512_TABLE(kSsim),
+                           VMAFX_NEON_TABLE(kSsim));
+}
+
 const VifKernels& vif_kernels() {
   const VifKernels* k = vif_kernels_for(simd_level());
   return k ? *k : kScalarVif;
@@ -63,6 +70,11 @@ const MotionKernels& motion_kernels() {
 const PsnrKernels& psnr_kernels() {
   const PsnrKernels* k = psnr_kernels_for(simd_level());
   return k ? *k : kScalarPsnr;
+}
+
+const SsimKernels& ssim_kernels() {
+  const SsimKernels* k = ssim_kernels_for(simd_level());
+  return k ? *k : kScalarSsim;
 }
 
 }  // namespace vmafx::cpu

@@ -130,4 +130,30 @@ struct Isa {
     return vreinterpretq_u32_s32(vcombine_s32(one(lo), one(hi)));
   }
   static V trunc_i64_small(D d) { return vreinterpretq_u32_s64(vcvtq_s64_f64(d)); }
+
+  using F = float32x4_t;
+  static F loadf(const float* p) { return vld1q_f32(p); }
+  static void storef(float* p, F v) { vst1q_f32(p, v); }
+  static void stored(double* p, D v) { vst1q_f64(p, v); }
+  static F set1f(float v) { return vdupq_n_f32(v); }
+  static F addf(F a, F b) { return vaddq_f32(a, b); }
+  static F subf(F a, F b) { return vsubq_f32(a, b); }
+  static F mulf(F a, F b) { return vmulq_f32(a, b); }
+  static F divf(F a, F b) { return vdivq_f32(a, b); }
+  static D cvtf_lo(F a) { return vcvt_f64_f32(vget_low_f32(a)); }
+  static D cvtf_hi(F a) { return vcvt_high_f64_f32(a); }
+  static F narrowd(D lo, D hi) { return vcvt_high_f32_f64(vcvt_f32_f64(lo), hi); }
+  static D sqrtd(D a) { return vsqrtq_f64(a); }
+  static F cmpltf(F a, F b) { return vreinterpretq_f32_u32(vcltq_f32(a, b)); }
+  static F cmplef(F a, F b) { return vreinterpretq_f32_u32(vcleq_f32(a, b)); }
+  static F andf(F a, F b) {
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+  }
+  static F selectf(F m, F a, F b) { return vbslq_f32(vreinterpretq_u32_f32(m), a, b); }
+  static F cvt_i32_f(V a) { return vcvtq_f32_s32(vreinterpretq_s32_u32(a)); }
+  static F loadf_stride(const float* p, int stride) {
+    if (stride == 1) return loadf(p);
+    const float v[4] = {p[0], p[stride], p[2 * stride], p[3 * stride]};
+    return vld1q_f32(v);
+  }
 };

@@ -115,6 +115,36 @@ struct Isa {
   }
   // Truncation to int64 of doubles 0 <= d < 2^52 (other lanes: unspecified).
   static V trunc_i64_small(D d) { return _mm512_cvttpd_epi64(d); }
+
+  // ---- float lanes (N floats; halves widen to D) ----
+  using F = __m512;
+  static F loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
+  static void stored(double* p, D v) { _mm512_storeu_pd(p, v); }
+  static F set1f(float v) { return _mm512_set1_ps(v); }
+  static F addf(F a, F b) { return _mm512_add_ps(a, b); }
+  static F subf(F a, F b) { return _mm512_sub_ps(a, b); }
+  static F mulf(F a, F b) { return _mm512_mul_ps(a, b); }
+  static F divf(F a, F b) { return _mm512_div_ps(a, b); }
+  static D cvtf_lo(F a) { return _mm512_cvtps_pd(_mm512_castps512_ps256(a)); }
+  static D cvtf_hi(F a) { return _mm512_cvtps_pd(_mm512_extractf32x8_ps(a, 1)); }
+  static F narrowd(D lo, D hi) {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)), _mm512_cvtpd_ps(hi), 1);
+  }
+  static D sqrtd(D a) { return _mm512_sqrt_pd(a); }
+  // Ordered comparisons (false with a NaN), as all-ones lanes.
+  static F cmpltf(F a, F b) { return _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ))); }
+  static F cmplef(F a, F b) { return _mm512_castsi512_ps(_mm512_movm_epi32(_mm512_cmp_ps_mask(a, b, _CMP_LE_OQ))); }
+  static F andf(F a, F b) { return _mm512_and_ps(a, b); }
+  static F selectf(F m, F a, F b) { return _mm512_mask_blend_ps(_mm512_movepi32_mask(_mm512_castps_si512(m)), b, a); }
+  static F cvt_i32_f(V a) { return _mm512_cvtepi32_ps(a); }
+  // p[0], p[stride], p[2 stride], ...
+  static F loadf_stride(const float* p, int stride) {
+    if (stride == 1) return loadf(p);
+    const V idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                     _mm512_set1_epi32(stride));
+    return _mm512_i32gather_ps(idx, p, 4);
+  }
 };
 
 #elif defined(__AVX2__)
@@ -231,6 +261,34 @@ struct Isa {
     const __m256d magic = _mm256_set1_pd(4503599627370496.0);
     const __m256d t = _mm256_add_pd(_mm256_round_pd(d, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), magic);
     return _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(magic));
+  }
+
+  using F = __m256;
+  static F loadf(const float* p) { return _mm256_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
+  static void stored(double* p, D v) { _mm256_storeu_pd(p, v); }
+  static F set1f(float v) { return _mm256_set1_ps(v); }
+  static F addf(F a, F b) { return _mm256_add_ps(a, b); }
+  static F subf(F a, F b) { return _mm256_sub_ps(a, b); }
+  static F mulf(F a, F b) { return _mm256_mul_ps(a, b); }
+  static F divf(F a, F b) { return _mm256_div_ps(a, b); }
+  static D cvtf_lo(F a) { return _mm256_cvtps_pd(_mm256_castps256_ps128(a)); }
+  static D cvtf_hi(F a) { return _mm256_cvtps_pd(_mm256_extractf128_ps(a, 1)); }
+  static F narrowd(D lo, D hi) { return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo)); }
+  static D sqrtd(D a) { return _mm256_sqrt_pd(a); }
+  static F cmpltf(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LT_OQ); }
+  static F cmplef(F a, F b) { return _mm256_cmp_ps(a, b, _CMP_LE_OQ); }
+  static F andf(F a, F b) { return _mm256_and_ps(a, b); }
+  static F selectf(F m, F a, F b) { return _mm256_blendv_ps(b, a, m); }
+  static F cvt_i32_f(V a) { return _mm256_cvtepi32_ps(a); }
+  static F loadf_stride(const float* p, int stride) {
+    if (stride == 1) return loadf(p);
+    if (stride == 2) {
+      const __m256 s = _mm256_shuffle_ps(loadf(p), loadf(p + 8), 0x88);
+      return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(s), 0xD8));
+    }
+    const V idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(stride));
+    return _mm256_i32gather_ps(p, idx, 4);
   }
 };
 

@@ -15,10 +15,12 @@ namespace {
 #include "cpu/simd/vec_x86.h"
 #include "cpu/simd/vif_kernels.inl"
 #include "cpu/simd/motion_psnr_kernels.inl"
+#include "cpu/simd/ssim_kernels.inl"
 }  // namespace
 
 extern const VifKernels kVif = {vertical_row, horizontal_row, accumulate, decimate, load_plane};
 extern const MotionKernels kMotion = {blur_diff_row, row_sad};
 extern const PsnrKernels kPsnr = {plane_sse};
+extern const SsimKernels kSsim = {ssim_plane_to_float, ssim_decimate, gaussian_valid, moments, pool};
 
 }  // namespace vmafx::cpu::VMAFX_SIMD_NS
