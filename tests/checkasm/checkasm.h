@@ -100,7 +100,7 @@ struct Options {
   uint64_t seed = 1;
   unsigned iterations = 1000;  // inputs per check
   bool bench = false;
-  unsigned bench_ms = 300;  // time per implementation and function in --bench
+  unsigned bench_ms = 500;  // time per implementation and function in --bench (5 alternating rounds)
   std::string filter;       // substring of "function/candidate"
   bool list = false;
   bool verbose = false;
