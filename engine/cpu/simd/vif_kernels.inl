@@ -253,11 +253,12 @@ inline void horizontal_vec(const VifVerticalRowConst& in, uint32_t x, const VifF
 // split into hi = m >> 16 and lo = m & 0xffff:  (sum f m + 2^15) >> 16 = sum f hi + ((sum f lo + 2^15) >> 16),
 // which is exact (both sums < 2^32) and wraps modulo 2^32 as the scalar truncation to 32 bits does.
 // A 32-bit lane loaded at s + j holds s[j + 2i], s[j + 2i + 1]: one load gives the tap pair of the even outputs,
-// the load one sample later that of the odd outputs.
+// the load one sample later that of the odd outputs. Scale 3 (a tap of 43728) uses horizontal_vec.
 constexpr uint32_t kChunk = 256;  // outputs per chunk (a multiple of 2N)
 
 
-// Outputs x0 .. x0 + n - 1 (n a multiple of 2N, at most kChunk, every tap inside the row).
+// Outputs x0 .. x0 + n - 1 (n a multiple of 2N, at most kChunk, x0 + n <= w). The samples the taps read are copied
+// first, mirrored at the row's ends as the scalar code reads them, so the edges need no code of their own.
 template <int kScale>
 void horizontal_chunk(const VifVerticalRowConst& in, uint32_t w, uint32_t x0, uint32_t n, const VifFilteredRow& out) {
   constexpr int kFw = kVifFilterWidth[kScale];
@@ -266,37 +267,42 @@ void horizontal_chunk(const VifVerticalRowConst& in, uint32_t w, uint32_t x0, ui
   // Samples x0 - kHalf .. x0 + n + kHalf, plus one read by the zero tap of the last pair, and room for a vector.
   constexpr uint32_t kLen = kChunk + 2 * kHalf + 2 + 2 * N;
   alignas(64) uint16_t s[8][kLen];
-  const uint32_t first = x0 - kHalf;
+  const int64_t first = int64_t(x0) - kHalf;
   const uint32_t len = n + 2 * kHalf + 2;
-  const uint32_t avail = w - first < len ? w - first : len;
+  // Copied with vectors: the part of [first, first + len) inside the row.
+  const uint32_t i_lo = first < 0 ? uint32_t(-first) : 0;
+  const uint32_t i_hi = uint32_t(int64_t(w) - first < int64_t(len) ? int64_t(w) - first : int64_t(len));
+  auto put = [&](uint32_t i) {
+    const int64_t j0 = first + int64_t(i);
+    if (j0 > 2 * (int64_t(w) - 1)) {  // only the zero tap reads it
+      for (auto& a : s) a[i] = 0x8000;
+      return;
+    }
+    const int64_t j = vmirror(j0, w);
+    s[0][i] = uint16_t(in.mu1[j] ^ 0x8000);
+    s[1][i] = uint16_t(in.mu2[j] ^ 0x8000);
+    s[2][i] = uint16_t((in.rr[j] >> 16) ^ 0x8000);
+    s[3][i] = uint16_t((in.rr[j] & 0xffff) ^ 0x8000);
+    s[4][i] = uint16_t((in.dd[j] >> 16) ^ 0x8000);
+    s[5][i] = uint16_t((in.dd[j] & 0xffff) ^ 0x8000);
+    s[6][i] = uint16_t((in.rd[j] >> 16) ^ 0x8000);
+    s[7][i] = uint16_t((in.rd[j] & 0xffff) ^ 0x8000);
+  };
   const V m16 = Isa::set1(0xffff), bias = Isa::set1(0x8000);
   uint32_t i = 0;
-  for (; i + N <= avail; i += N) {
-    const V a = Isa::load(in.mu1 + first + i), b = Isa::load(in.mu2 + first + i);
-    Isa::store_u16(s[0] + i, Isa::xor_(a, bias));
-    Isa::store_u16(s[1] + i, Isa::xor_(b, bias));
+  for (; i < i_lo; ++i) put(i);
+  for (; i + N <= i_hi; i += N) {
+    const int64_t j = first + int64_t(i);
+    Isa::store_u16(s[0] + i, Isa::xor_(Isa::load(in.mu1 + j), bias));
+    Isa::store_u16(s[1] + i, Isa::xor_(Isa::load(in.mu2 + j), bias));
     const uint32_t* m[3] = {in.rr, in.dd, in.rd};
     for (int q = 0; q < 3; ++q) {
-      const V v = Isa::load(m[q] + first + i);
+      const V v = Isa::load(m[q] + j);
       Isa::store_u16(s[2 + 2 * q] + i, Isa::xor_(Isa::srli<16>(v), bias));
       Isa::store_u16(s[3 + 2 * q] + i, Isa::xor_(Isa::and_(v, m16), bias));
     }
   }
-  for (; i < len; ++i) {
-    if (i < avail) {
-      const uint32_t j = first + i;
-      s[0][i] = uint16_t(in.mu1[j] ^ 0x8000);
-      s[1][i] = uint16_t(in.mu2[j] ^ 0x8000);
-      s[2][i] = uint16_t((in.rr[j] >> 16) ^ 0x8000);
-      s[3][i] = uint16_t((in.rr[j] & 0xffff) ^ 0x8000);
-      s[4][i] = uint16_t((in.dd[j] >> 16) ^ 0x8000);
-      s[5][i] = uint16_t((in.dd[j] & 0xffff) ^ 0x8000);
-      s[6][i] = uint16_t((in.rd[j] >> 16) ^ 0x8000);
-      s[7][i] = uint16_t((in.rd[j] & 0xffff) ^ 0x8000);
-    } else {
-      for (auto& a : s) a[i] = 0x8000;  // read only by a zero tap
-    }
-  }
+  for (; i < len; ++i) put(i);
   V f[kPairs];
   for (int j = 0; j < kPairs; ++j) f[j] = tap_pair<kScale>(j);
   const V unbias = Isa::set1(int32_t(0x80000000u));
@@ -329,20 +335,22 @@ void horizontal_chunk(const VifVerticalRowConst& in, uint32_t w, uint32_t x0, ui
 template <int kScale>
 void horizontal_impl(const VifVerticalRowConst& in, uint32_t w, const VifFilteredRow& out) {
   constexpr uint32_t kHalf = uint32_t(kVifFilterWidth[kScale] / 2);
+  if constexpr (kScale < 3) {
+    // Whole row in chunks of 2N outputs; a last block that does not fit ends at w and overlaps the one before it
+    // (it writes the same values again). The copy's mirroring needs w > kHalf + 1.
+    if (w >= uint32_t(2 * N) && w > kHalf + 1) {
+      const uint32_t body = w - w % (2 * N);
+      for (uint32_t x = 0; x < body; x += kChunk) horizontal_chunk<kScale>(in, w, x, body - x < kChunk ? body - x : kChunk, out);
+      if (body < w) horizontal_chunk<kScale>(in, w, w - 2 * N, 2 * N, out);
+      return;
+    }
+  }
   if (w < 2 * kHalf + uint32_t(N)) {
     for (uint32_t x = 0; x < w; ++x) horizontal_scalar_at<kScale>(in, w, x, out);
     return;
   }
   uint32_t x = 0;
   for (; x < kHalf; ++x) horizontal_scalar_at<kScale>(in, w, x, out);
-  if constexpr (kScale < 3) {
-    while (x + 2 * N <= w - kHalf) {
-      uint32_t n = (w - kHalf - x) / (2 * N) * (2 * N);
-      if (n > kChunk) n = kChunk;
-      horizontal_chunk<kScale>(in, w, x, n, out);
-      x += n;
-    }
-  }
   for (; x + N <= w - kHalf; x += N) horizontal_vec<kScale>(in, x, out);
   for (; x < w; ++x) horizontal_scalar_at<kScale>(in, w, x, out);
 }
