@@ -675,6 +675,41 @@ void add_level(Registry& reg, SimdLevel level) {
 
 }  // namespace
 
+// The mask's meaning (libvmaf's --cpumask bits) and that every level's tables exist where the level is supported.
+// Returns the number of failures.
+int check_cpu_selection() {
+  int failed = 0;
+  auto expect = [&](bool ok, const std::string& what) {
+    if (!ok) {
+      std::printf("FAIL cpu selection: %s\n", what.c_str());
+      ++failed;
+    }
+  };
+  const unsigned saved = cpu_mask();
+  const bool a2 = simd_level_supported(SimdLevel::avx2), a5 = simd_level_supported(SimdLevel::avx512),
+             ne = simd_level_supported(SimdLevel::neon);
+  set_cpu_mask(0xffffffffu);
+  expect(simd_level() == SimdLevel::scalar, "mask 0xffffffff gives scalar");
+  expect(&vif_kernels() == vif_kernels_for(SimdLevel::scalar), "mask 0xffffffff uses the scalar VIF table");
+  set_cpu_mask(0);
+  const SimdLevel best = a5 ? SimdLevel::avx512 : a2 ? SimdLevel::avx2 : ne ? SimdLevel::neon : SimdLevel::scalar;
+  expect(simd_level() == best, std::string("mask 0 gives the best level, ") + simd_level_name(best));
+  set_cpu_mask(kCpuMaskAvx512);
+  expect(simd_level() == (a2 ? SimdLevel::avx2 : ne ? SimdLevel::neon : SimdLevel::scalar),
+         "mask 16 forbids AVX-512 only");
+  set_cpu_mask(kCpuMaskAvx2 | kCpuMaskAvx512 | kCpuMaskNeon);
+  expect(simd_level() == SimdLevel::scalar, "mask 25 forbids every SIMD level");
+  for (SimdLevel l : {SimdLevel::scalar, SimdLevel::avx2, SimdLevel::avx512, SimdLevel::neon}) {
+    const bool sup = simd_level_supported(l);
+    expect((vif_kernels_for(l) != nullptr) == sup && (motion_kernels_for(l) != nullptr) == sup &&
+               (psnr_kernels_for(l) != nullptr) == sup && (ssim_kernels_for(l) != nullptr) == sup,
+           std::string("tables of ") + simd_level_name(l) + " exist exactly where it is supported");
+  }
+  set_cpu_mask(saved);
+  std::printf("%s  cpu selection (mask bits, tables): level now %s\n", failed ? "FAIL" : "ok", simd_level_name(simd_level()));
+  return failed;
+}
+
 void register_cpu_kernels(Registry& reg) {
   for (SimdLevel l : {SimdLevel::avx2, SimdLevel::avx512, SimdLevel::neon}) {
     if (simd_level_supported(l)) {

@@ -4,12 +4,15 @@
 
 namespace vmafx::checkasm {
 void register_cpu_kernels(Registry& reg);
+int check_cpu_selection();
 }
 
 int main(int argc, char** argv) {
   vmafx::checkasm::Options o;
   if (!vmafx::checkasm::parse_options(argc, argv, &o)) return 2;
+  const int selection_failures = o.list ? 0 : vmafx::checkasm::check_cpu_selection();
   vmafx::checkasm::Registry reg;
   vmafx::checkasm::register_cpu_kernels(reg);
-  return vmafx::checkasm::run_all(reg, o);
+  const int rc = vmafx::checkasm::run_all(reg, o);
+  return selection_failures ? 1 : rc;
 }
