@@ -103,8 +103,8 @@ uint32_t row_sad(const int32_t* row, uint32_t w) {
 
 // ---- psnr ----------------------------------------------------------------------------------------------------------
 
-// One row of 8-bit samples: squares summed in 32-bit lanes, wrapping as libvmaf's 32-bit row sum does (the sum
-// modulo 2^32 does not depend on the order).
+// 8-bit samples: squares of a row summed in 32-bit lanes, wrapping as libvmaf's 32-bit row sum does (the sum
+// modulo 2^32 does not depend on the order). Deeper samples: squares summed in 64 bits.
 template <class T>
 uint64_t sse_rows(const Plane& ref, const Plane& dist) {
   const int rs = sizeof(T) == 1 ? 0 : ref.shift;
@@ -129,11 +129,13 @@ uint64_t sse_rows(const Plane& ref, const Plane& dist) {
       }
       sse += row_sse;
     } else {
-      // |e| < 2^15 (at most 15 bits): e * e < 2^30 per lane, added to 64-bit lanes each step.
+      // e * e < 2^32 per lane (vpmaddwd while |e| < 2^15, a 32-bit multiply for 16-bit samples), added to 64-bit
+      // lanes each step.
       V acc = Isa::zero();
+      const bool narrow = ref.bpc <= 15;
       for (uint32_t x = 0; x < vec_end; x += N) {
         const V e = Isa::abs_i32(Isa::sub(load_sample(r + x, rs), load_sample(d + x, ds)));
-        const V sq = Isa::madd16(e, e);
+        const V sq = narrow ? Isa::madd16(e, e) : Isa::mullo(e, e);
         acc = Isa::add64(acc, Isa::add64(Isa::and_(sq, lo32), Isa::srli64<32>(sq)));
       }
       sse += Isa::hsum_u64(acc);
@@ -148,7 +150,7 @@ uint64_t sse_rows(const Plane& ref, const Plane& dist) {
 }
 
 uint64_t plane_sse(const Plane& ref, const Plane& dist) {
-  if (ref.step != 1 || dist.step != 1 || ref.bytes != dist.bytes || ref.bpc > 15 || ref.w < uint32_t(N))
+  if (ref.step != 1 || dist.step != 1 || ref.bytes != dist.bytes || ref.w < uint32_t(N))
     return psnr_plane_sse_scalar(ref, dist);
   if (ref.bytes == 1) return sse_rows<uint8_t>(ref, dist);
   return sse_rows<uint16_t>(ref, dist);
