@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cpu/simd/cpu_features.h"
 
+// VMAFX_HAVE_AVX2 / _AVX512 / _NEON: the instruction sets this build has kernels for (engine/cpu/meson.build writes
+// them to simd_config.h; scripts/check_arm64.sh passes -DVMAFX_HAVE_NEON).
+#if __has_include("cpu/simd_config.h")
+#include "cpu/simd_config.h"
+#endif
+
 #include <atomic>
 #include <cstdlib>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The few vector operations the SIMD kernels use, for one x86 instruction set: `Isa` is Avx2 or Avx512, whichever
-// the including file is compiled for (-mavx2 / -mavx512*). Kernels are templates over Isa (simd/*_kernels.inl), so
-// one source serves both widths. V holds N unsigned 32-bit lanes; "64-bit" operations treat it as N / 2 lanes; D
+// The few vector operations the SIMD kernels use, for one x86 instruction set: `Isa` is the AVX2 or the AVX-512 one,
+// as the including file says (VMAFX_SIMD_AVX2 / VMAFX_SIMD_AVX512, with its target pragma). Kernels are written
+// against Isa (simd/*_kernels.inl), so one source serves both widths. V holds N unsigned 32-bit lanes; "64-bit" operations treat it as N / 2 lanes; D
 // holds N / 2 doubles. Everything is exact integer or IEEE arithmetic: no operation here rounds differently from
 // the scalar C++ it replaces (the project builds with -ffp-contract=off, so mul + add never becomes an FMA).
 //
@@ -9,7 +9,7 @@
 // inline function compiled with wide instructions can be picked by the linker for code that runs on a CPU without
 // them. <immintrin.h> and <cstdint> are included before that namespace opens.
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+#if defined(VMAFX_SIMD_AVX512)
 
 struct Isa {
   using V = __m512i;
@@ -147,7 +147,7 @@ struct Isa {
   }
 };
 
-#elif defined(__AVX2__)
+#elif defined(VMAFX_SIMD_AVX2)
 
 struct Isa {
   using V = __m256i;
@@ -293,5 +293,5 @@ struct Isa {
 };
 
 #else
-#error "vec_x86.h needs -mavx2 or -mavx512f -mavx512bw -mavx512dq -mavx512vl"
+#error "vec_x86.h: define VMAFX_SIMD_AVX2 or VMAFX_SIMD_AVX512 (x86_avx2.cpp, x86_avx512.cpp)"
 #endif

@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The kernels of one x86 instruction set: x86_avx2.cpp and x86_avx512.cpp define VMAFX_SIMD_NS and include this
-// file, each compiled with its own -m flags (engine/cpu/meson.build). Everything compiled here with wide
-// instructions has internal linkage except the tables, which are only read after simd_level_supported().
+// The kernels of one x86 instruction set, included by x86_avx2.cpp and x86_avx512.cpp after they have included every
+// header with inline code (kernels.h, the standard headers) and then switched the compiler's target to their set
+// (`#pragma GCC target`); VMAFX_SIMD_NS names the set. Everything below is compiled for that set and has internal
+// linkage except the tables, which are only read once simd_level_supported() said yes.
 #include <immintrin.h>
-
-#include <cstddef>
-#include <cstdint>
-
-#include "cpu/simd/kernels.h"
 
 namespace vmafx::cpu::VMAFX_SIMD_NS {
 
