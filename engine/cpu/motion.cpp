@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "cpu/simd/kernels.h"
+
 namespace vmafx::cpu {
 
 namespace {
@@ -112,10 +114,12 @@ uint32_t motion_row_sad(const int32_t* row, uint32_t w) {
 
 uint64_t motion_sad(const Plane& prev_ref, const Plane& cur_ref, int32_t* row_scratch) {
   if (!row_scratch || !motion_check_planes(prev_ref, cur_ref)) return 0;
+  // The rows' functions of cpu::simd_level() (simd/kernels.h): the same results as the scalar ones above.
+  const MotionKernels& k = motion_kernels();
   uint64_t sad = 0;
   for (uint32_t y = 0; y < cur_ref.h; ++y) {
-    motion_blur_diff_row(prev_ref, cur_ref, y, row_scratch);
-    sad += motion_row_sad(row_scratch, cur_ref.w);
+    k.blur_diff_row(prev_ref, cur_ref, y, row_scratch);
+    sad += k.row_sad(row_scratch, cur_ref.w);
   }
   return sad;
 }

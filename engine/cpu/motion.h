@@ -63,7 +63,8 @@ void motion_blur_diff_row(const Plane& prev_ref, const Plane& cur_ref, uint32_t 
 // Horizontal pass of one row: sum_x |(sum_k f[k] * row[mirror(x - 2 + k)] + 2^15) >> 16|, summed in uint32.
 uint32_t motion_row_sad(const int32_t* row, uint32_t w);
 
-// The SAD of the blurred difference of two reference pictures; row_scratch holds w entries. Preconditions as in
+// The SAD of the blurred difference of two reference pictures, through the row functions of cpu::simd_level()
+// (simd/kernels.h; the same sums as the two above); row_scratch holds w entries. Preconditions as in
 // motion_check_planes; if they do not hold the result is 0.
 uint64_t motion_sad(const Plane& prev_ref, const Plane& cur_ref, int32_t* row_scratch);
 // min(sad / 256 / (w * h) * fps_weight, max_val), in libvmaf's order of operations (force_zero: 0).
