@@ -127,31 +127,24 @@ void float_vif_vertical_row(const float* taps, int fw, VifFilterKind kind, const
     rows[k] = src + r;
     rows2[k] = kind == VifFilterKind::product ? src2 + r : nullptr;
   }
-  switch (kind) {
-    case VifFilterKind::plain:
-      for (int x = 0; x < w; ++x) {
-        float accum = 0;
-        for (int k = 0; k < fw; ++k) accum += taps[k] * rows[k][x];
-        out[x] = accum;
+  // Tap by tap over the whole row: each output still adds its taps in order, starting from 0.
+  for (int x = 0; x < w; ++x) out[x] = 0.0f;
+  for (int k = 0; k < fw; ++k) {
+    const float t = taps[k];
+    const float* r = rows[k];
+    switch (kind) {
+      case VifFilterKind::plain:
+        for (int x = 0; x < w; ++x) out[x] += t * r[x];
+        break;
+      case VifFilterKind::square:
+        for (int x = 0; x < w; ++x) out[x] += t * (r[x] * r[x]);
+        break;
+      case VifFilterKind::product: {
+        const float* r2 = rows2[k];
+        for (int x = 0; x < w; ++x) out[x] += t * (r[x] * r2[x]);
+        break;
       }
-      break;
-    case VifFilterKind::square:
-      for (int x = 0; x < w; ++x) {
-        float accum = 0;
-        for (int k = 0; k < fw; ++k) {
-          const float v = rows[k][x];
-          accum += taps[k] * (v * v);
-        }
-        out[x] = accum;
-      }
-      break;
-    case VifFilterKind::product:
-      for (int x = 0; x < w; ++x) {
-        float accum = 0;
-        for (int k = 0; k < fw; ++k) accum += taps[k] * (rows[k][x] * rows2[k][x]);
-        out[x] = accum;
-      }
-      break;
+    }
   }
 }
 
@@ -164,16 +157,17 @@ float float_vif_horizontal_at(const float* taps, int fw, const float* row, int w
 
 void float_vif_horizontal_row(const float* taps, int fw, const float* row, int w, float* out) {
   const int half = fw / 2;
-  for (int x = 0; x < w; ++x) {
-    float accum = 0;
-    if (x >= half && x + half < w) {
-      const float* p = row + x - half;
-      for (int k = 0; k < fw; ++k) accum += taps[k] * p[k];
-    } else {
-      for (int k = 0; k < fw; ++k) accum += taps[k] * row[float_vif_mirror(x - half + k, w)];
-    }
-    out[x] = accum;
+  const int lo = half < w ? half : w;
+  const int hi = w - half > lo ? w - half : lo;
+  for (int x = 0; x < lo; ++x) out[x] = float_vif_horizontal_at(taps, fw, row, w, x);
+  // The interior tap by tap (each output adds its taps in order, from 0).
+  for (int x = lo; x < hi; ++x) out[x] = 0.0f;
+  for (int k = 0; k < fw; ++k) {
+    const float t = taps[k];
+    const float* r = row - half + k;
+    for (int x = lo; x < hi; ++x) out[x] += t * r[x];
   }
+  for (int x = hi; x < w; ++x) out[x] = float_vif_horizontal_at(taps, fw, row, w, x);
 }
 
 void float_vif_filter_plane(const float* taps, int fw, VifFilterKind kind, const float* src, const float* src2,
