@@ -453,6 +453,26 @@ void float_adm_combine(const float num_s[kFloatAdmScales], const float den_s[kFl
   }
 }
 
+const char* const kFloatAdmOutputNames[kFloatAdmOutputs] = {
+    "VMAF_feature_adm2_score", "VMAF_feature_aim_score", "VMAF_feature_adm3_score",
+    "VMAF_feature_adm_scale0_score", "VMAF_feature_adm_scale1_score", "VMAF_feature_adm_scale2_score",
+    "VMAF_feature_adm_scale3_score", "adm", "adm_num", "adm_den", "adm_num_scale0", "adm_den_scale0",
+    "adm_num_scale1", "adm_den_scale1", "adm_num_scale2", "adm_den_scale2", "adm_num_scale3", "adm_den_scale3"};
+
+void float_adm_outputs(const FloatAdmScores& s, double out[kFloatAdmOutputs]) {
+  out[0] = s.adm2;
+  out[1] = s.aim;
+  out[2] = s.adm3;
+  for (unsigned k = 0; k < kFloatAdmScales; ++k) out[3 + k] = s.scale[k];
+  out[7] = s.adm;
+  out[8] = s.num;
+  out[9] = s.den;
+  for (unsigned k = 0; k < kFloatAdmScales; ++k) {
+    out[10 + 2 * k] = s.num_scale[k];
+    out[11 + 2 * k] = s.den_scale[k];
+  }
+}
+
 // ---- FloatAdm ------------------------------------------------------------------------------------------------
 
 Status FloatAdm::check(uint32_t w, uint32_t h, unsigned bpc, const FloatAdmOptions& o) {

@@ -138,6 +138,13 @@ void float_adm_combine(const float num[kFloatAdmScales], const float den[kFloatA
                        const float aim_num[kFloatAdmScales], uint32_t w, uint32_t h, const FloatAdmOptions& o,
                        FloatAdmScores* out);
 
+// The extractor's outputs: VMAF_feature_adm2_score, VMAF_feature_aim_score, VMAF_feature_adm3_score,
+// VMAF_feature_adm_scale0..3_score, then the debug outputs adm, adm_num, adm_den, adm_num_scale0, adm_den_scale0, ...,
+// adm_num_scale3, adm_den_scale3 (libvmaf's names; its list also names adm_scale0, which it never writes).
+inline constexpr unsigned kFloatAdmOutputs = 18;
+extern const char* const kFloatAdmOutputNames[kFloatAdmOutputs];
+void float_adm_outputs(const FloatAdmScores& s, double out[kFloatAdmOutputs]);
+
 // ---- the extractor -----------------------------------------------------------------------------------------
 
 // Band sizes of every scale for a w x h picture.

@@ -288,6 +288,50 @@ void float_vif_lanczos_taps(int src_n, int dst_n, int i, int* base, float w[9]) 
   *base = x0;
 }
 
+void float_vif_scale_tables(VifScaleMethod m, int src_n, int dst_n, std::vector<int32_t>* idx, std::vector<float>* w,
+                            int* k) {
+  idx->clear();
+  w->clear();
+  switch (m) {
+    case VifScaleMethod::nearest: {
+      *k = 1;
+      const float ratio = static_cast<float>(src_n) / dst_n;
+      for (int i = 0; i < dst_n; i++) idx->push_back(static_cast<int>(i * ratio));
+      break;
+    }
+    case VifScaleMethod::bilinear:
+      *k = 2;
+      for (int i = 0; i < dst_n; i++) {
+        int i1, i2;
+        float d;
+        float_vif_bilinear_taps(src_n, dst_n, i, &i1, &i2, &d);
+        idx->push_back(i1);
+        idx->push_back(i2);
+        w->push_back(d);
+      }
+      break;
+    case VifScaleMethod::bicubic:
+    case VifScaleMethod::lanczos4: {
+      const bool bicubic = m == VifScaleMethod::bicubic;
+      *k = bicubic ? 4 : 9;
+      const int first = bicubic ? -1 : -4;
+      for (int i = 0; i < dst_n; i++) {
+        int base;
+        float wt[9];
+        if (bicubic)
+          float_vif_bicubic_taps(src_n, dst_n, i, &base, wt);
+        else
+          float_vif_lanczos_taps(src_n, dst_n, i, &base, wt);
+        for (int j = 0; j < *k; j++) {
+          idx->push_back(float_vif_scaler_mirror(base + first + j, src_n));
+          w->push_back(wt[j]);
+        }
+      }
+      break;
+    }
+  }
+}
+
 void float_vif_scale_frame(VifScaleMethod m, const float* src, int sw, int sh, ptrdiff_t src_stride, float* dst,
                            int dw, int dh, ptrdiff_t dst_stride) {
   if (sw == dw && sh == dh) {
@@ -396,6 +440,22 @@ void float_vif_scores(const float num[kFloatVifScales], const float den[kFloatVi
       out->num_scale[s] = n;
       out->den_scale[s] = d;
     }
+  }
+}
+
+const char* const kFloatVifOutputNames[kFloatVifOutputs] = {
+    "VMAF_feature_vif_scale0_score", "VMAF_feature_vif_scale1_score", "VMAF_feature_vif_scale2_score",
+    "VMAF_feature_vif_scale3_score", "vif", "vif_num", "vif_den", "vif_num_scale0", "vif_den_scale0",
+    "vif_num_scale1", "vif_den_scale1", "vif_num_scale2", "vif_den_scale2", "vif_num_scale3", "vif_den_scale3"};
+
+void float_vif_outputs(const FloatVifScores& s, double out[kFloatVifOutputs]) {
+  for (unsigned k = 0; k < kFloatVifScales; ++k) out[k] = s.scale[k];
+  out[4] = s.vif;
+  out[5] = s.num;
+  out[6] = s.den;
+  for (unsigned k = 0; k < kFloatVifScales; ++k) {
+    out[7 + 2 * k] = s.num_scale[k];
+    out[8 + 2 * k] = s.den_scale[k];
   }
 }
 

@@ -116,6 +116,12 @@ void float_vif_lanczos_taps(int src_n, int dst_n, int i, int* base, float w[9]);
 // The source index of position i of a row of n samples in the interpolating scalers (mirrored in float: -k reads k,
 // n - 1 + k reads n - 1 - k).
 int float_vif_scaler_mirror(int i, int n);
+// The scaler's per-position tables along one axis (src_n samples to dst_n), for implementations that apply them
+// pixel by pixel (the GPU): nearest: idx[i] = (int)(i * ratio), k = 1; bilinear: idx[2 i], idx[2 i + 1] and
+// w[i] (float_vif_bilinear_taps), k = 2; bicubic / lanczos4: the k = 4 / 9 mirrored source indices idx[k i + j] and
+// weights w[k i + j]. Equal sizes need no table (the scaler copies).
+void float_vif_scale_tables(VifScaleMethod m, int src_n, int dst_n, std::vector<int32_t>* idx, std::vector<float>* w,
+                            int* k);
 // Scaled size of a side: (int)(n * prescale + 0.5).
 int float_vif_scaled_size(uint32_t n, double prescale);
 
@@ -165,6 +171,12 @@ class FloatVif {
   std::vector<float> tmp_;    // one row
   std::vector<float> rows_;   // num, den row sums of one scale
 };
+
+// The extractor's outputs in libvmaf's order (its provided_features): VMAF_feature_vif_scale0..3_score, vif,
+// vif_num, vif_den, vif_num_scale0, vif_den_scale0, ..., vif_num_scale3, vif_den_scale3.
+inline constexpr unsigned kFloatVifOutputs = 15;
+extern const char* const kFloatVifOutputNames[kFloatVifOutputs];
+void float_vif_outputs(const FloatVifScores& s, double out[kFloatVifOutputs]);
 
 // Score of a scale from its sums, as libvmaf's extract: num / den (scale 0: 0 when skipped; scales 1..3 clipped
 // below at their minimum), and the debug totals.
