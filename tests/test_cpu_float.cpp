@@ -24,6 +24,7 @@
 #include "cpu/float_vif.h"
 #include "cpu/plane.h"
 #include "support.h"
+#include "vmafx/scorer.h"
 
 namespace vmafx {
 namespace {
@@ -380,6 +381,108 @@ TEST(CpuFloat, OptionsMatchLibvmaf) {
   std::printf("%zu option-set values equal to libvmaf's C path bit for bit, %zu within %.0e (relative above 1) of "
               "its x86 JSON\n", n_exact, n_printed, kPrintedTol);
   print_maxima("float features with options, pair c, against the x86 JSON:", max_diff);
+}
+
+// ---- through the Scorer: the float models and the option sets --------------------------------------------------
+
+// Scores a pair through the Scorer (CPU backend) and compares every value of the oracle: vmaf and its bootstrap
+// columns within 1e-4, features within printed_tol; the same columns as libvmaf's JSON; pooled values too.
+void score_through_scorer(const Pair& p, ScorerConfig cfg, const test::Oracle& oracle, std::map<std::string, double>* max_diff) {
+  test::PairClips c;
+  ASSERT_OK(test::open_pair_clips(p, &c));
+  test::FrameLog log;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_OK(test::make_scorer(cfg, {p.width, p.height, uint8_t(p.bpc), Chroma::k420}, &log, &scorer));
+  for (size_t i = 0; i < c.ref.frames(); i++)
+    ASSERT_OK(scorer->submit(test::frame_pair(c.ref.frame(i), c.dist.frame(i), int64_t(i), i)));
+  ASSERT_OK(scorer->flush());
+  const std::vector<FrameScore> got = log.frames();
+  ASSERT_EQ(got.size(), oracle.frames.size());
+  const auto& names = scorer->score_names();
+  for (size_t k = 0; k < got.size(); k++) {
+    EXPECT_EQ(oracle.frames[k].size(), names.size()) << "the same columns as libvmaf, frame " << k;
+    for (const auto& [metric, want] : oracle.frames[k]) {
+      const double have = got[k].get(metric, names);
+      ASSERT_FALSE(std::isnan(have)) << metric << " missing at frame " << k;
+      const double d = std::fabs(have - want);
+      const bool is_vmaf = metric.rfind("vmaf", 0) == 0;
+      (*max_diff)[is_vmaf ? "vmaf (and its bootstrap columns)" : metric] =
+          std::max((*max_diff)[is_vmaf ? "vmaf (and its bootstrap columns)" : metric], d);
+      EXPECT_LE(d, is_vmaf ? 1e-4 : printed_tol(want)) << metric << " frame " << k;
+    }
+  }
+  for (const auto& [metric, stats] : oracle.pooled) {
+    const long ci = scorer->collector().find(metric);
+    ASSERT_GE(ci, 0) << metric;
+    const PoolStats ps = scorer->collector().pool(size_t(ci));
+    const double tol = metric.rfind("vmaf", 0) == 0 ? 1e-4 : printed_tol(stats.at("mean"));
+    EXPECT_NEAR(ps.mean, stats.at("mean"), tol) << metric << " pooled mean";
+    EXPECT_NEAR(ps.min, stats.at("min"), tol) << metric << " pooled min";
+    EXPECT_NEAR(ps.max, stats.at("max"), tol) << metric << " pooled max";
+  }
+}
+
+TEST(CpuFloat, FloatModelsThroughScorerMatchLibvmaf) {
+  std::vector<std::string> absent, checked;
+  const std::vector<Pair> pairs = test::present_pairs(&absent);
+  if (pairs.empty()) GTEST_SKIP() << "no public pair present in ../shared/testdata";
+  for (const char* model : {"vmaf_float_v0.6.1", "vmaf_float_v0.6.1neg", "vmaf_float_4k_v0.6.1",
+                            "vmaf_float_b_v0.6.3"}) {
+    std::map<std::string, double> max_diff;
+    for (const Pair& p : pairs) {
+      SCOPED_TRACE(p.name() + " " + model);
+      test::Oracle o;
+      ASSERT_OK(test::load_oracle(data_file(p.name() + "." + model + ".json"), &o));
+      ScorerConfig cfg = test::scorer_config(model);  // the built-in version
+      cfg.threads = p.prefix[0] == 'a' ? 2 : 0;
+      score_through_scorer(p, cfg, o, &max_diff);
+    }
+    std::printf("%s, every present pair, through the Scorer:\n", model);
+    for (const auto& [k, d] : max_diff) std::printf("  %-36s max |ours - libvmaf| = %.3g\n", k.c_str(), d);
+  }
+  for (const Pair& p : pairs) checked.push_back(p.name());
+  test::print_pair_coverage(checked, absent);
+}
+
+// The 15 option sets as --feature requests (libvmaf's option syntax): every column libvmaf writes, named as it
+// names them, with its values.
+TEST(CpuFloat, FeatureOptionsThroughScorerMatchLibvmaf) {
+  const Pair* p = test::find_public_pair("c_321x241_8b");
+  ASSERT_NE(p, nullptr);
+  test::PairClips c;
+  if (!test::open_pair_clips(*p, &c)) GTEST_SKIP() << "pair c is not present in ../shared/testdata";
+  test::Oracle o;
+  ASSERT_OK(test::load_oracle(data_file("c_321x241_8b_blurnoise.float_options.json"), &o));
+  ScorerConfig cfg = test::scorer_config("");
+  const std::vector<std::pair<const char*, OptionList>> requests = {
+      {"float_vif", {{"debug", "true"}}},
+      {"float_vif", {{"vif_kernelscale", "1.5"}, {"vif_enhn_gain_limit", "1"}, {"vif_sigma_nsq", "1"},
+                     {"vif_scale1_min_val", "0.999"}, {"vif_skip_scale0", "true"}}},
+      {"float_vif", {{"vif_prescale", "0.7"}, {"vif_prescale_method", "nearest"}, {"vif_kernelscale", "3.7113402"}}},
+      {"float_vif", {{"vif_prescale", "1.3"}, {"vif_prescale_method", "bilinear"}, {"vif_kernelscale", "0.5"}}},
+      {"float_vif", {{"vif_prescale", "0.7"}, {"vif_prescale_method", "bicubic"}}},
+      {"float_vif", {{"vif_prescale", "1.3"}, {"vif_prescale_method", "lanczos4"}, {"vif_scale2_min_val", "0.99"},
+                     {"vif_scale3_min_val", "0.995"}}},
+      {"float_adm", {{"debug", "true"}}},
+      {"float_adm", {{"adm_csf_mode", "1"}, {"adm_csf_scale", "2"}, {"adm_csf_diag_scale", "0.5"},
+                     {"adm_enhn_gain_limit", "1"}}},
+      {"float_adm", {{"adm_csf_mode", "2"}, {"adm_norm_view_dist", "5"}, {"adm_ref_display_height", "2160"},
+                     {"adm_p_norm", "2.5"}}},
+      {"float_adm", {{"adm_csf_mode", "5"}, {"adm_bypass_cm", "1"}, {"adm_adm3_apply_hm", "true"}, {"adm_f1s0", "0.5"},
+                     {"adm_f2s3", "2"}, {"adm_skip_aim_scale", "2"}, {"adm_skip_scale0", "true"},
+                     {"adm_noise_weight", "0"}, {"adm_dlm_weight", "0.7"}, {"adm_min_val", "0.95"}}},
+      {"float_motion", {}},
+      {"float_motion", {{"motion_filter_size", "3"}, {"motion_fps_weight", "2.5"}, {"motion_blend_factor", "0.3"},
+                        {"motion_blend_offset", "2"}, {"motion_max_val", "9"}}},
+      {"float_motion", {{"motion_filter_size", "1"}, {"motion_add_scale1", "true"}}},
+      {"float_motion", {{"motion_add_uv", "true"}, {"motion_filter_size", "0"}}},
+      {"float_motion", {{"motion_force_zero", "true"}}},
+  };
+  for (const auto& [name, opts] : requests) cfg.features.push_back({name, opts});
+  std::map<std::string, double> max_diff;
+  score_through_scorer(*p, cfg, o, &max_diff);
+  std::printf("%zu columns of 15 option sets through the Scorer\n", max_diff.size());
+  print_maxima("the option sets through the Scorer against libvmaf's x86 JSON:", max_diff);
 }
 
 // ---- motion's temporal outputs ---------------------------------------------------------------------------------

@@ -60,6 +60,12 @@ float float_motion_mean(const float* rows, int w, int h) {
   return accum / static_cast<float>(w * h);
 }
 
+double float_motion_column(double score, bool first, const FloatMotionOptions& o) {
+  if (first || o.force_zero) return 0.0;
+  const double x = score * o.fps_weight;
+  return x < o.max_val ? x : o.max_val;
+}
+
 // ---- FloatMotionPost -----------------------------------------------------------------------------------------
 
 double FloatMotionPost::clip(double x) const { return x < opts_.max_val ? x : opts_.max_val; }
@@ -199,6 +205,23 @@ double FloatMotion::plane_score(unsigned p) {
   return s0 + s1;
 }
 
+Status FloatMotion::check_frame(const Plane& ref, const Plane* const* uv) const {
+  VMAFX_TRY(float_check_plane("float_motion", "reference", ref, w_, h_, bpc_));
+  if (planes_ == 3) {
+    if (!uv || !uv[0] || !uv[1])
+      return {Errc::invalid_argument, "float_motion: motion_add_uv needs the two chroma planes"};
+    VMAFX_TRY(float_check_plane("float_motion", "reference Cb", *uv[0], pw_[1], ph_[1], bpc_));
+    VMAFX_TRY(float_check_plane("float_motion", "reference Cr", *uv[1], pw_[2], ph_[2], bpc_));
+  }
+  return Status::ok();
+}
+
+void FloatMotion::blur_plane(unsigned p, const Plane& src, unsigned parity) {
+  float_picture_copy(src, pic_.data(), ptrdiff_t(pw_[p]));
+  float_motion_blur(taps_, fw_, pic_.data(), ptrdiff_t(pw_[p]), int(pw_[p]), int(ph_[p]), tmp_.data(),
+                    blur_[p][parity].data());
+}
+
 Status FloatMotion::compute(uint64_t index, const Plane& ref, const Plane* const* uv,
                             std::vector<FloatMotionOut>* ready) {
   if (!w_) return {Errc::invalid_argument, "float_motion: compute called before a successful init"};
@@ -207,20 +230,9 @@ Status FloatMotion::compute(uint64_t index, const Plane& ref, const Plane* const
     post_.push(index, 0.0, ready);
     return Status::ok();
   }
-  VMAFX_TRY(float_check_plane("float_motion", "reference", ref, w_, h_, bpc_));
-  if (planes_ == 3) {
-    if (!uv || !uv[0] || !uv[1])
-      return {Errc::invalid_argument, "float_motion: motion_add_uv needs the two chroma planes"};
-    VMAFX_TRY(float_check_plane("float_motion", "reference Cb", *uv[0], pw_[1], ph_[1], bpc_));
-    VMAFX_TRY(float_check_plane("float_motion", "reference Cr", *uv[1], pw_[2], ph_[2], bpc_));
-  }
+  VMAFX_TRY(check_frame(ref, uv));
   cur_ ^= 1;
-  for (unsigned p = 0; p < planes_; ++p) {
-    const Plane& src = p == 0 ? ref : *uv[p - 1];
-    float_picture_copy(src, pic_.data(), ptrdiff_t(pw_[p]));
-    float_motion_blur(taps_, fw_, pic_.data(), ptrdiff_t(pw_[p]), int(pw_[p]), int(ph_[p]), tmp_.data(),
-                      blur_[p][cur_].data());
-  }
+  for (unsigned p = 0; p < planes_; ++p) blur_plane(p, p == 0 ? ref : *uv[p - 1], cur_);
   double score = 0.0;
   if (frames_ > 0) {
     score = plane_score(0);
@@ -229,6 +241,27 @@ Status FloatMotion::compute(uint64_t index, const Plane& ref, const Plane* const
   last_score_ = score;
   ++frames_;
   post_.push(index, score, ready);
+  return Status::ok();
+}
+
+Status FloatMotion::pair_score(const Plane& prev, const Plane& cur, const Plane* const* prev_uv,
+                               const Plane* const* cur_uv, double* score) {
+  if (!w_) return {Errc::invalid_argument, "float_motion: pair_score called before a successful init"};
+  if (!score) return {Errc::invalid_argument, "float_motion: no output"};
+  if (opts_.force_zero) {
+    *score = 0.0;
+    return Status::ok();
+  }
+  VMAFX_TRY(check_frame(prev, prev_uv));
+  VMAFX_TRY(check_frame(cur, cur_uv));
+  cur_ = 1;
+  for (unsigned p = 0; p < planes_; ++p) {
+    blur_plane(p, p == 0 ? prev : *prev_uv[p - 1], 0);
+    blur_plane(p, p == 0 ? cur : *cur_uv[p - 1], 1);
+  }
+  double s = plane_score(0);
+  for (unsigned p = 1; p < planes_; ++p) s += plane_score(p);
+  *score = s;
   return Status::ok();
 }
 

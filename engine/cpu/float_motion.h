@@ -56,6 +56,10 @@ struct FloatMotionOut {
   double motion3;   // VMAF_feature_motion3_score
 };
 
+// VMAF_feature_motion_score of a frame from its score: 0 for a stream's first frame (and with motion_force_zero),
+// else min(score * motion_fps_weight, motion_max_val).
+double float_motion_column(double score, bool first, const FloatMotionOptions& o);
+
 // The temporal outputs from each frame's score (see above). The first push after construction or reset() is the
 // stream's first frame; its score is not used. Frames come out in order, each once.
 class FloatMotionPost {
@@ -83,6 +87,11 @@ class FloatMotion {
   // The reference picture of the next frame (luma; uv: its two chroma planes at libvmaf's size, only with
   // motion_add_uv). Appends the frames that became final to *ready.
   Status compute(uint64_t index, const Plane& ref, const Plane* const* uv, std::vector<FloatMotionOut>* ready);
+  // The score s[i] of a frame from its own and the previous frame's reference planes, without the stream state
+  // (both frames blurred afresh): for callers that compute frames independently, e.g. on several threads. It
+  // leaves the stream state of compute() undefined (call finish() before streaming again).
+  Status pair_score(const Plane& prev, const Plane& cur, const Plane* const* prev_uv, const Plane* const* cur_uv,
+                    double* score);
   // End of stream: the remaining frame; the next compute() starts a new stream.
   void finish(std::vector<FloatMotionOut>* ready);
   // The score of the last frame computed (for parity tests): s[i], 0 for a stream's first frame.
@@ -92,6 +101,8 @@ class FloatMotion {
 
  private:
   double plane_score(unsigned p);
+  Status check_frame(const Plane& ref, const Plane* const* uv) const;
+  void blur_plane(unsigned p, const Plane& src, unsigned parity);
 
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 0;

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cpu/float_adm.h"
+#include "cpu/float_motion.h"
+#include "cpu/float_vif.h"
 #include "features/table.h"
 
 namespace vmafx::features::hooks {
@@ -22,9 +25,18 @@ VMAFX_CPU_FEATURE_HOOKS(motion)
 VMAFX_CPU_FEATURE_HOOKS(psnr)
 VMAFX_CPU_FEATURE_HOOKS(float_ssim)
 VMAFX_CPU_FEATURE_HOOKS(float_ms_ssim)
+VMAFX_CPU_FEATURE_HOOKS(float_vif)
+VMAFX_CPU_FEATURE_HOOKS(float_adm)
+VMAFX_CPU_FEATURE_HOOKS(float_motion)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
 std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+std::unique_ptr<OrderedStage> float_motion_stage(const Options& o);
+
+// The engine/cpu options of the float features from their table options (also used by the GPU implementations).
+Status float_vif_options(const Options& o, vmafx::cpu::FloatVifOptions* out);
+void float_adm_options(const Options& o, vmafx::cpu::FloatAdmOptions* out);
+void float_motion_options(const Options& o, vmafx::cpu::FloatMotionOptions* out);
 
 }  // namespace vmafx::features::hooks

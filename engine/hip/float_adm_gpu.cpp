@@ -290,7 +290,9 @@ Status FloatAdmGpu::finish(unsigned slot, double* out) {
   if (!out) return {Errc::invalid_argument, "float_adm (gpu): no output"};
   cpu::FloatAdmScores s;
   VMAFX_TRY(scores(slot, &s));
-  cpu::float_adm_outputs(s, out);
+  double all[cpu::kFloatAdmOutputs];
+  cpu::float_adm_outputs(s, all);
+  for (size_t k = 0; k < outputs_; ++k) out[k] = all[k];
   return Status::ok();
 }
 

@@ -34,7 +34,10 @@ class FloatAdmGpu final : public GpuFeature {
                        const ModuleOptions& module_options = {});
 
   const char* name() const override { return "float_adm"; }
-  size_t output_count() const override { return cpu::kFloatAdmOutputs; }
+  size_t output_count() const override { return outputs_; }
+  // finish() writes every output of cpu::kFloatAdmOutputNames (the default), or without debug only the first 7
+  // (libvmaf's outputs when its debug option is off).
+  void set_debug_outputs(bool debug) { outputs_ = debug ? cpu::kFloatAdmOutputs : 7; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
@@ -68,6 +71,7 @@ class FloatAdmGpu final : public GpuFeature {
   DeviceBuffer rows_;
   PinnedBuffer readback_;
   std::vector<uint8_t> enqueued_;
+  size_t outputs_ = cpu::kFloatAdmOutputs;
 };
 
 }  // namespace vmafx::hip

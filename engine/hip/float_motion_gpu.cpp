@@ -255,8 +255,10 @@ Status FloatMotionGpu::finish(unsigned slot, double* out) {
   if (slot >= state_.size() || !state_[slot])
     return {Errc::invalid_argument, "float_motion (gpu): nothing was queued in slot " + std::to_string(slot)};
   if (device_->failed()) return device_->status();
+  double* raw = motion_column_ ? out + 1 : out;
   if (state_[slot] == 1) {
-    out[0] = 0.0;
+    *raw = 0.0;
+    if (motion_column_) out[0] = cpu::float_motion_column(0.0, true, opts_);
     return Status::ok();
   }
   const float* rows = reinterpret_cast<const float*>(readback_.data()) + slot * row_floats_;
@@ -270,7 +272,8 @@ Status FloatMotionGpu::finish(unsigned slot, double* out) {
     }
     score = p == 0 ? plane : score + plane;
   }
-  out[0] = score;
+  *raw = score;
+  if (motion_column_) out[0] = cpu::float_motion_column(score, false, opts_);
   return Status::ok();
 }
 

@@ -3,7 +3,8 @@
 // frame the blur of the reference (kept on the device for the next frame), and the row sums of |previous - current|
 // (also at half size with motion_add_scale1, also of the chroma planes with motion_add_uv), read back; finish() turns
 // them into the frame's score s[i] with the CPU's cpu::float_motion_mean. One output: s[i] (0 for a stream's first
-// frame); motion, motion2 and motion3 follow in the scorer's in-order stage with cpu::FloatMotionPost, as the CPU's.
+// frame), preceded with set_motion_column(true) by VMAF_feature_motion_score (cpu::float_motion_column); motion2 and
+// motion3 follow in the scorer's in-order stage with cpu::FloatMotionPost, as the CPU's.
 //
 // A frame without FramePlanes::prev_ref starts a stream (the pipeline's first frame). Frames must be queued in order
 // (the pipeline's one library stream runs them in that order). motion_force_zero queues nothing.
@@ -34,7 +35,8 @@ class FloatMotionGpu final : public GpuFeature {
                        const ModuleOptions& module_options = {});
 
   const char* name() const override { return "float_motion"; }
-  size_t output_count() const override { return 1; }
+  size_t output_count() const override { return motion_column_ ? 2 : 1; }
+  void set_motion_column(bool on) { motion_column_ = on; }
   // Reads frame.ref[0] (and ref[1], ref[2] with motion_add_uv: frame.planes must be 3).
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
@@ -73,6 +75,7 @@ class FloatMotionGpu final : public GpuFeature {
   size_t table_offset_[3][4] = {};
   DeviceBuffer rows_;
   PinnedBuffer readback_;
+  bool motion_column_ = false;
   std::vector<uint8_t> state_;  // per slot: 0 nothing queued, 1 a stream's first frame, 2 a score queued
 };
 

@@ -301,7 +301,9 @@ Status FloatVifGpu::finish(unsigned slot, double* out) {
   if (!out) return {Errc::invalid_argument, "float_vif (gpu): no output"};
   cpu::FloatVifScores s;
   VMAFX_TRY(scores(slot, &s));
-  cpu::float_vif_outputs(s, out);
+  double all[cpu::kFloatVifOutputs];
+  cpu::float_vif_outputs(s, all);
+  for (size_t k = 0; k < outputs_; ++k) out[k] = all[k];
   return Status::ok();
 }
 

@@ -36,7 +36,10 @@ class FloatVifGpu final : public GpuFeature {
                        const ModuleOptions& module_options = {});
 
   const char* name() const override { return "float_vif"; }
-  size_t output_count() const override { return cpu::kFloatVifOutputs; }
+  size_t output_count() const override { return outputs_; }
+  // finish() writes every output of cpu::kFloatVifOutputNames (the default), or without debug only the first 4
+  // (libvmaf's outputs when its debug option is off).
+  void set_debug_outputs(bool debug) { outputs_ = debug ? cpu::kFloatVifOutputs : 4; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
@@ -80,6 +83,7 @@ class FloatVifGpu final : public GpuFeature {
   DeviceBuffer rows_;
   PinnedBuffer readback_;
   std::vector<uint8_t> enqueued_;
+  size_t outputs_ = cpu::kFloatVifOutputs;
 };
 
 }  // namespace vmafx::hip

@@ -25,6 +25,7 @@
 #include "hip/float_motion_gpu.h"
 #include "hip/float_vif_gpu.h"
 #include "support.h"
+#include "vmafx/scorer.h"
 
 namespace vmafx::hip {
 namespace {
@@ -501,6 +502,113 @@ TEST(HipFloat, PublicPairsMatchCpuAndLibvmaf) {
   }
   std::printf("GPU float features against libvmaf's JSON: max |difference| %.3g\n", max_printed);
   vmafx::test::print_pair_coverage(checked, absent);
+}
+
+// ---- through the Scorer: the HIP backend against the CPU backend, and libvmaf ---------------------------------
+
+// Every frame of a pair scored by one backend: the FrameScores in order and the column names.
+struct Scored {
+  std::vector<std::string> names;
+  std::vector<FrameScore> frames;
+  std::string backend;
+};
+Status score_pair(const vmafx::test::PairClips& c, ScorerConfig cfg, Backend backend, Scored* out) {
+  cfg.backend = backend;
+  vmafx::test::FrameLog log;
+  std::unique_ptr<Scorer> scorer;
+  const PictureView f0 = c.ref.frame(0);
+  VMAFX_TRY(vmafx::test::make_scorer(cfg, {f0.width, f0.height, f0.bit_depth, Chroma::k420}, &log, &scorer));
+  for (size_t i = 0; i < c.ref.frames(); i++)
+    VMAFX_TRY(scorer->submit(vmafx::test::frame_pair(c.ref.frame(i), c.dist.frame(i), int64_t(i), i)));
+  VMAFX_TRY(scorer->flush());
+  out->names = scorer->score_names();
+  out->frames = log.frames();
+  out->backend = scorer->backend_description();
+  return Status::ok();
+}
+
+TEST(HipFloat, ScorerOnTheGpuEqualsTheCpuAndLibvmaf) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  std::vector<std::string> absent, checked;
+  const std::vector<vmafx::test::Pair> pairs = vmafx::test::present_pairs(&absent);
+  if (pairs.empty()) GTEST_SKIP() << "no public pair present in ../shared/testdata";
+  double max_vmaf = 0;
+  for (const auto& p : pairs) {
+    vmafx::test::PairClips c;
+    ASSERT_OK(vmafx::test::open_pair_clips(p, &c));
+    for (const char* model : {"vmaf_float_v0.6.1", "vmaf_float_b_v0.6.3"}) {
+      SCOPED_TRACE(p.name() + " " + model);
+      ScorerConfig cfg = vmafx::test::scorer_config(model);
+      // Debug outputs, chroma motion, the half-size motion and prescaling on top of the model's features.
+      cfg.features.push_back({"float_vif", {{"debug", "true"}, {"vif_prescale", "1.3"},
+                                            {"vif_prescale_method", "bicubic"}}});
+      cfg.features.push_back({"float_adm", {{"debug", "true"}, {"adm_csf_mode", "1"}}});
+      cfg.features.push_back({"float_motion", {{"motion_add_uv", "true"}}});
+      cfg.features.push_back({"float_motion", {{"motion_add_scale1", "true"}, {"debug", "false"}}});
+      Scored cpu, gpu;
+      ASSERT_OK(score_pair(c, cfg, Backend::cpu, &cpu));
+      ASSERT_OK(score_pair(c, cfg, Backend::hip, &gpu));
+      std::printf("%s %s: %s\n", p.name().c_str(), model, gpu.backend.c_str());
+      EXPECT_EQ(gpu.backend.find("on the CPU"), std::string::npos) << "every float feature runs on the GPU";
+      ASSERT_EQ(gpu.names, cpu.names);
+      ASSERT_EQ(gpu.frames.size(), cpu.frames.size());
+      for (size_t k = 0; k < gpu.frames.size(); k++)
+        for (size_t j = 0; j < gpu.names.size(); j++)
+          EXPECT_EQ(gpu.frames[k].values[j], cpu.frames[k].values[j]) << gpu.names[j] << " frame " << k;
+      vmafx::test::Oracle o;
+      ASSERT_OK(vmafx::test::load_oracle(
+          vmafx::test::project_data_dir() + "/float/" + p.name() + "." + model + ".json", &o));
+      ASSERT_EQ(o.frames.size(), gpu.frames.size());
+      for (size_t k = 0; k < o.frames.size(); k++) {
+        const double d = std::fabs(gpu.frames[k].get("vmaf", gpu.names) - o.frames[k].at("vmaf"));
+        max_vmaf = std::max(max_vmaf, d);
+        EXPECT_LE(d, 1e-4) << "vmaf frame " << k;
+      }
+    }
+    checked.push_back(p.name());
+  }
+  std::printf("vmaf on the GPU against libvmaf's JSON: max |difference| %.3g\n", max_vmaf);
+  vmafx::test::print_pair_coverage(checked, absent);
+}
+
+// adm_p_norm != 3 stays on the CPU (the device's powf is not glibc's); the scores are the CPU's.
+TEST(HipFloat, ScorerLeavesPNormToTheCpu) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const Frames fr = make_frames(96, 64, kFormats[0], 3, 91);
+  std::vector<PictureView> refs, dists;
+  ScorerConfig cfg = vmafx::test::scorer_config("");
+  cfg.features.push_back({"float_adm", {{"adm_p_norm", "2.5"}}});
+  cfg.features.push_back({"float_vif", {}});
+  for (Backend b : {Backend::cpu, Backend::hip}) {
+    cfg.backend = b;
+    vmafx::test::FrameLog log;
+    std::unique_ptr<Scorer> scorer;
+    // The synthetic planes as 4:0:0 pictures (luma only).
+    ASSERT_OK(vmafx::test::make_scorer(cfg, {96, 64, 8, Chroma::k400}, &log, &scorer));
+    if (b == Backend::hip) {
+      std::printf("%s\n", scorer->backend_description().c_str());
+      EXPECT_NE(scorer->backend_description().find("float_adm"), std::string::npos);
+    }
+    for (size_t i = 0; i < fr.ref.size(); i++) {
+      PictureView r{}, d{};
+      for (int k = 0; k < 2; ++k) {
+        PictureView& v = k ? d : r;
+        const FloatTestPlane& p = k ? fr.dist[i] : fr.ref[i];
+        v.width = p.w;
+        v.height = p.h;
+        v.bit_depth = 8;
+        v.bytes_per_sample = 1;
+        v.chroma = Chroma::k400;
+        v.planes[0].data = p.bytes.data();
+        v.planes[0].stride = ptrdiff_t(p.pitch);
+        v.planes[0].width = p.w;
+        v.planes[0].height = p.h;
+      }
+      ASSERT_OK(scorer->submit(vmafx::test::frame_pair(r, d, int64_t(i), i)));
+    }
+    ASSERT_OK(scorer->flush());
+    EXPECT_EQ(log.frames().size(), fr.ref.size());
+  }
 }
 
 }  // namespace
