@@ -34,7 +34,7 @@ struct Plan {
 
   void add(Instance inst) {
     first_value.push_back(value_count);
-    value_count += inst.outputs.size();
+    value_count += inst.value_count();
     features.push_back(std::move(inst));
   }
   // What the plan's features read of each frame (Reads bits of the features that run on scored frames).

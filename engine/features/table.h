@@ -92,7 +92,8 @@ struct FrameView {
 class CpuFeature {
  public:
   virtual ~CpuFeature() = default;
-  // Writes the feature's per-frame outputs (Instance::outputs) to `out`. The frame's pictures are host memory.
+  // Writes the feature's per-frame values (Instance::value_count(): its outputs, then its stage inputs) to `out`.
+  // The frame's pictures are host memory.
   virtual Status compute(const FrameView& frame, double* out) = 0;
 };
 
@@ -135,6 +136,9 @@ struct FeatureDesc {
   // cambi_source and cambi_full_reference are not among its provided features, so its name dictionary leaves them
   // alone).
   unsigned suffixed_outputs = ~0u;
+  // Values an implementation computes per frame after its output columns, read only by its ordered stage (float
+  // motion's raw score, from which motion2 and motion3 follow: its one per-frame column is clipped).
+  unsigned stage_inputs = 0;
 
   bool implemented() const { return make_cpu != nullptr; }
 };
@@ -160,6 +164,8 @@ struct Instance {
   Options options;
   std::vector<std::string> outputs;        // per-frame columns with the option suffix
   std::vector<std::string> stage_outputs;  // ordered-stage columns with the option suffix
+  // Values per frame: the output columns, then desc->stage_inputs values for the ordered stage only.
+  size_t value_count() const { return outputs.size() + (desc ? desc->stage_inputs : 0); }
 };
 
 // Configures an implemented feature for a geometry: options honoured, size checked, columns named.

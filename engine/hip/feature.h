@@ -43,7 +43,7 @@ class GpuFeature {
  public:
   virtual ~GpuFeature() = default;
   virtual const char* name() const = 0;
-  // Number of scores finish() writes (the CPU extractor's outputs, same order).
+  // Number of values finish() writes: the CPU implementation's (features::Instance::value_count()), same order.
   virtual size_t output_count() const = 0;
   // Queues, on the library stream, for the frame in `slot` (0 .. slots-1): clears of this slot's accumulators, the
   // kernels, and the read-back of the sums into this slot's pinned memory. Never waits on the host.

@@ -13,6 +13,9 @@
 #include "features/cpu_features.h"
 #include "hip/adm_gpu.h"
 #include "hip/cambi_gpu.h"
+#include "hip/float_adm_gpu.h"
+#include "hip/float_motion_gpu.h"
+#include "hip/float_vif_gpu.h"
 #include "hip/motion_gpu.h"
 #include "hip/psnr_gpu.h"
 #include "hip/speed_gpu.h"
@@ -125,6 +128,42 @@ Status make_cambi(const Instance& inst, const VideoGeometry& g, const std::share
   VMAFX_TRY(CambiGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::cambi_options(inst.options), slots,
                              &c));
   *out = std::move(c);
+// The float features: every libvmaf option, as the CPU reference (the kernels are its arithmetic) -- except
+// adm_p_norm != 3, where the kernels' powf is the device's, not glibc's: that case stays on the CPU (bit for bit).
+Status make_float_vif(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                      std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  cpu::FloatVifOptions o;
+  VMAFX_TRY(features::hooks::float_vif_options(inst.options, &o));
+  std::unique_ptr<FloatVifGpu> v;
+  VMAFX_TRY(FloatVifGpu::create(dev, g.width, g.height, g.bit_depth, o, slots, &v));
+  v->set_debug_outputs(inst.options.flag("debug"));
+  *out = std::move(v);
+  return Status::ok();
+}
+
+Status make_float_adm(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                      std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  cpu::FloatAdmOptions o;
+  features::hooks::float_adm_options(inst.options, &o);
+  if (o.p_norm != 3.0) return Status::ok();
+  std::unique_ptr<FloatAdmGpu> a;
+  VMAFX_TRY(FloatAdmGpu::create(dev, g.width, g.height, g.bit_depth, o, slots, &a));
+  a->set_debug_outputs(inst.options.flag("debug"));
+  *out = std::move(a);
+  return Status::ok();
+}
+
+Status make_float_motion(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                         unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  cpu::FloatMotionOptions o;
+  features::hooks::float_motion_options(inst.options, &o);
+  std::unique_ptr<FloatMotionGpu> m;
+  VMAFX_TRY(FloatMotionGpu::create(dev, g.width, g.height, g.bit_depth, g.chroma, o, slots, &m));
+  m->set_motion_column(inst.options.flag("debug"));
+  *out = std::move(m);
+  needs->dist = false;
+  needs->chroma = o.add_uv;
+  needs->prev_ref = true;  // its absence marks a stream's first frame
   return Status::ok();
 }
 
@@ -142,6 +181,9 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"float_ms_ssim", &make_luma_float<MsSsimGpu>},
     {"speed_chroma", &make_speed_chroma},
     {"cambi", &make_cambi},
+    {"float_vif", &make_float_vif},
+    {"float_adm", &make_float_adm},
+    {"float_motion", &make_float_motion},
 };
 
 }  // namespace
