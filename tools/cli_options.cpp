@@ -299,4 +299,33 @@ Status finish_selection(bool no_prediction, Selection* sel) {
   return Status::ok();
 }
 
+Status add_model_features(const std::vector<ModelFeatureUse>& uses, const ModelSpec& model,
+                          std::vector<FeatureRequest>* out) {
+  for (const auto& [key, value] : model.request.overrides) {
+    const std::string ext = key.substr(0, key.find('.'));
+    bool used = false;
+    std::string all;
+    for (const auto& u : uses) {
+      used = used || u.extractor == ext;
+      if (all.find("'" + u.extractor + "'") == std::string::npos) all += (all.empty() ? "'" : ", '") + u.extractor + "'";
+    }
+    if (!used)
+      return bad("--model " + model.label() + ": " + key + "=" + value + " names extractor '" + ext +
+                 "', which the model does not use (its extractors: " + all + ")");
+  }
+  std::vector<FeatureRequest> add;
+  for (const auto& u : uses) {
+    FeatureRequest f{u.extractor, u.options};
+    for (const auto& [key, value] : model.request.overrides)
+      if (key.compare(0, u.extractor.size() + 1, u.extractor + ".") == 0)
+        set_option(&f.options, key.substr(u.extractor.size() + 1), value);
+    bool have = false;
+    for (const auto* list : {out, &add})
+      for (const auto& g : *list) have = have || (g.name == f.name && g.options == f.options);
+    if (!have) add.push_back(std::move(f));
+  }
+  for (auto& f : add) out->push_back(std::move(f));
+  return Status::ok();
+}
+
 }  // namespace vmafx::tools

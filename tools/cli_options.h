@@ -97,6 +97,20 @@ std::string ctc_versions(Ctc which);
 // every model's column must be unique (libvmaf's rule, also with -n).
 Status finish_selection(bool no_prediction, Selection* sel);
 
+// One feature of a loaded model as libvmaf's vmaf_use_features_from_model() asks for it: its extractor ("adm") and
+// the model's options for it (feature_opts_dicts, as libvmaf's dictionary holds them).
+struct ModelFeatureUse {
+  std::string extractor;
+  OptionList options;
+};
+
+// -n with a model: what the model would have computed, as feature requests. Each of `uses` becomes its extractor
+// with its options, the model's EXTRACTOR.OPTION overloads merged in (an overload's value replaces the model's);
+// it is appended to *out unless the same extractor with the same options is there already (libvmaf computes it
+// once). An overload naming an extractor the model does not use is an error (libvmaf ignores it silently).
+Status add_model_features(const std::vector<ModelFeatureUse>& uses, const ModelSpec& model,
+                          std::vector<FeatureRequest>* out);
+
 // Where `key` is in `opts` (opts.size() if not there).
 size_t find_option(const OptionList& opts, std::string_view key);
 // Sets key to value: replaces an existing value in place, else appends.

@@ -372,6 +372,52 @@ TEST(Selection, SeveralModelsNeedTheirOwnColumns) {
                             {"vmaf_v0.6.1", "hd"}, {"vmaf_4k_v0.6.1", "vmaf"}, {"vmaf_4k_v0.6.1neg", "vmaf_neg"}}));
 }
 
+// ---- -n with a model ----
+
+TEST(NoPrediction, ModelFeaturesWithOverloadsOnceEach) {
+  // vmaf_v0.6.1's features: adm2, motion2, four vif scales (three extractors, no options).
+  const std::vector<ModelFeatureUse> v061 = {{"adm", {}}, {"motion", {}}, {"vif", {}}, {"vif", {}}, {"vif", {}},
+                                             {"vif", {}}};
+  std::vector<FeatureRequest> out;
+  ASSERT_TRUE(add_model_features(v061, model("version=vmaf_v0.6.1"), &out).is_ok());
+  EXPECT_EQ(out, (std::vector<FeatureRequest>{{"adm", {}}, {"motion", {}}, {"vif", {}}}));
+  // A second model with the same features adds nothing; one with an overload adds its own vif.
+  ASSERT_TRUE(add_model_features(v061, model("version=vmaf_v0.6.1neg:name=neg"), &out).is_ok());
+  EXPECT_EQ(out.size(), 3u);
+  ASSERT_TRUE(add_model_features(v061, model("version=vmaf_v0.6.1:name=egl:vif.vif_enhn_gain_limit=1.0"), &out)
+                  .is_ok());
+  EXPECT_EQ(out, (std::vector<FeatureRequest>{
+                     {"adm", {}}, {"motion", {}}, {"vif", {}}, {"vif", {{"vif_enhn_gain_limit", "1.0"}}}}));
+}
+
+TEST(NoPrediction, OverloadReplacesTheModelsValue) {
+  const std::vector<ModelFeatureUse> v1 = {
+      {"cambi", {{"cambi_max_val", "17"}}},
+      {"adm", {{"adm_csf_mode", "2"}, {"adm_enhn_gain_limit", "1"}}},
+      {"motion", {{"motion_max_val", "18"}}},
+  };
+  std::vector<FeatureRequest> out = {{"psnr", {}}};
+  ASSERT_TRUE(add_model_features(v1, model("version=v1:adm.adm_enhn_gain_limit=1.2:adm.adm_min_val=0.4"), &out)
+                  .is_ok());
+  EXPECT_EQ(out, (std::vector<FeatureRequest>{
+                     {"psnr", {}},
+                     {"cambi", {{"cambi_max_val", "17"}}},
+                     {"adm", {{"adm_csf_mode", "2"}, {"adm_enhn_gain_limit", "1.2"}, {"adm_min_val", "0.4"}}},
+                     {"motion", {{"motion_max_val", "18"}}},
+                 }));
+}
+
+TEST(NoPrediction, OverloadOfAnExtractorTheModelLacksIsAnError) {
+  const std::vector<ModelFeatureUse> v061 = {{"adm", {}}, {"motion", {}}, {"vif", {}}};
+  std::vector<FeatureRequest> out;
+  Status s = add_model_features(v061, model("version=vmaf_v0.6.1:float_vif.vif_enhn_gain_limit=1.0"), &out);
+  EXPECT_NE(message_of(s).find("names extractor 'float_vif', which the model does not use (its extractors: 'adm', "
+                               "'motion', 'vif')"),
+            std::string::npos)
+      << message_of(s);
+  EXPECT_TRUE(out.empty());
+}
+
 TEST(Names, ColumnNames) {
   for (const char* ok : {"vmaf", "vmaf_4k", "_x", "a-b", "v1.0", "VMAF"}) EXPECT_TRUE(is_valid_name(ok)) << ok;
   for (const char* bad : {"", "1a", "-a", ".a", "a b", "a,b", "a\"b", "a<b", "a:b", "a=b"})
