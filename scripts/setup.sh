@@ -18,6 +18,10 @@ VMAFX_PACKAGES=(
   # AMD kernels (hipcc --genco) and HIP headers; NVIDIA kernels use nvcc from /usr/local/cuda when present
   hipcc libamdhip64-dev
 )
+# The Debian package build test (VMAFX_TEST_DEB=1, tests/cli/test_debian.py) runs dpkg-buildpackage.
+if [ "${VMAFX_TEST_DEB:-0}" = 1 ]; then
+  VMAFX_PACKAGES+=(debhelper dpkg-dev)
+fi
 
 vmafx_missing_packages() {
   local p missing=()
