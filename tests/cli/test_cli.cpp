@@ -773,10 +773,12 @@ TEST(CliOutput, CheckedBeforeScoring) {
       << r.err;
   EXPECT_EQ(r.err.find("scorer thread started"), std::string::npos) << r.err;
   expect_refused("", io + " -o " + ::testing::TempDir(), "is a directory");
-  // Never over an input.
-  const std::string before = slurp(dist);
-  expect_refused("", io + " -o " + dist, "results file " + dist + " is one of the inputs");
-  EXPECT_EQ(slurp(dist), before);
+  // Never over an input (a copy of the sample: a tool without the check would overwrite it).
+  const std::string victim = tmp("o_victim.yuv");
+  ASSERT_EQ(std::system(("cp " + dist + " " + victim).c_str()), 0);
+  const std::string before = slurp(victim);
+  expect_refused("", raw_args(ref, victim) + " -q -o " + victim, "results file " + victim + " is one of the inputs");
+  EXPECT_EQ(slurp(victim), before);
   // A new path tried before a run that then fails is not left behind.
   const std::string fresh = tmp("never_written.json");
   std::remove(fresh.c_str());
