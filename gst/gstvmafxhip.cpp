@@ -225,72 +225,6 @@ GstDebugLevel to_debug_level(LogLevelValue v) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Frame poster: takes finished frames from the scorer on its own thread and hands them to `post`, so a frame's
-// message goes out as soon as the engine finishes it, also while the streaming thread waits for the next buffer.
-
-class FramePoster {
- public:
-  FramePoster(vmafx::Scorer* scorer, std::function<void(const vmafx::FrameScore&)> post)
-      : scorer_(scorer), post_(std::move(post)), thread_([this] { run(); }) {}
-  ~FramePoster() { stop(true); }
-  FramePoster(const FramePoster&) = delete;
-  FramePoster& operator=(const FramePoster&) = delete;
-
-  // After each submit: there may be a frame to wait for.
-  void submitted() {
-    std::lock_guard<std::mutex> lk(mu_);
-    submits_++;
-    cv_.notify_all();
-  }
-  // After Scorer::flush(): posts every frame that is ready, then ends.
-  void finish() { stop(false); }
-  // Ends without posting what is not posted yet (flushing seek, stop).
-  void abort() { stop(true); }
-
- private:
-  void stop(bool abort) {
-    {
-      std::lock_guard<std::mutex> lk(mu_);
-      if (abort) abort_ = true;
-      stop_ = true;
-      cv_.notify_all();
-    }
-    if (thread_.joinable()) thread_.join();
-  }
-
-  void run() {
-    for (;;) {
-      bool stopping;
-      uint64_t seen;
-      {
-        std::lock_guard<std::mutex> lk(mu_);
-        stopping = stop_;
-        seen = submits_;
-      }
-      vmafx::FrameScore fs;
-      while (!aborted() && scorer_->wait_next(&fs)) post_(fs);
-      if (stopping || aborted()) return;
-      std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || submits_ != seen; });
-    }
-  }
-
-  bool aborted() {
-    std::lock_guard<std::mutex> lk(mu_);
-    return abort_;
-  }
-
-  vmafx::Scorer* scorer_;
-  std::function<void(const vmafx::FrameScore&)> post_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t submits_ = 0;
-  bool stop_ = false;
-  bool abort_ = false;
-  std::thread thread_;  // last: starts once everything above exists
-};
-
-// ---------------------------------------------------------------------------------------------------------------
 // Element state. `settings` is what the properties hold (guarded by settings_mu); everything else belongs to the
 // streaming (aggregator source-pad task) thread, or to start / stop / flush, which run while that task does not.
 
@@ -301,7 +235,6 @@ struct Session {
   bool notice_posted = false;
 
   std::unique_ptr<vmafx::Scorer> scorer;
-  std::unique_ptr<FramePoster> poster;
   std::unique_ptr<vg::DmaBufInput> dmabuf;  // memory:DMABuf import, made at the first dma-buf frame
   vg::GlInputs gl;  // memory:GLMemory input, per pad, made at its first GL frame (gstvmafxhipgl.h)
   vmafx::VideoGeometry geometry;
@@ -398,6 +331,10 @@ bool geometry_for(const GstVideoInfo& info, vmafx::VideoGeometry* out) {
   return true;
 }
 
+std::string model_score_name(const vmafx::Scorer& scorer) {
+  return scorer.model_score_names().empty() ? std::string() : scorer.model_score_names()[0];
+}
+
 bool same_geometry(const vmafx::VideoGeometry& a, const vmafx::VideoGeometry& b) {
   return a.width == b.width && a.height == b.height && a.bit_depth == b.bit_depth && a.chroma == b.chroma;
 }
@@ -430,7 +367,7 @@ vg::FrameTiming timing_for(GstVmafxhip* self, GstClockTime pts, GstClockTime dur
   return t;
 }
 
-// Runs on the poster thread.
+// Runs on the engine thread that finished the frame (the scorer's on_frame).
 void post_frame(GstVmafxhip* self, bool frame_message, const std::vector<std::string>& fields,
                 const vmafx::FrameScore& fs) {
   self->state->frames_scored.fetch_add(1, std::memory_order_relaxed);
@@ -441,10 +378,8 @@ void post_frame(GstVmafxhip* self, bool frame_message, const std::vector<std::st
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
 }
 
-// Stops the poster (dropping what it has not posted) and the scorer (releasing every picture it holds).
+// Stops the scorer (dropping frames not posted yet, releasing every picture it holds).
 void end_session_scoring(Session& s) {
-  if (s.poster) s.poster->abort();
-  s.poster.reset();
   s.scorer.reset();
   if (s.dmabuf) (void)s.dmabuf->close();  // after the scorer let go: releases behind the GPU run
   s.dmabuf.reset();
@@ -460,19 +395,24 @@ void end_session_scoring(Session& s) {
 vmafx::ScorerConfig scorer_config(GstVmafxhip* self) {
   const Settings& a = session(self).active;
   vmafx::ScorerConfig cfg;
-  cfg.model = a.model;
-  cfg.disable_clip = a.disable_clip;
-  cfg.enable_transform = a.enable_transform || a.phone_model;
+  cfg.models.clear();
+  if (!a.model.empty()) {
+    vmafx::ModelRequest mr;
+    mr.model = a.model;
+    mr.disable_clip = a.disable_clip;
+    mr.enable_transform = a.enable_transform || a.phone_model;
+    cfg.models.push_back(mr);
+  }
   cfg.conf_interval = a.conf_interval;
-  if (a.psnr) cfg.features.push_back("psnr");
-  if (a.ssim) cfg.features.push_back("float_ssim");
-  if (a.ms_ssim) cfg.features.push_back("float_ms_ssim");
+  if (a.psnr) cfg.features.push_back({"psnr", {}});
+  if (a.ssim) cfg.features.push_back({"float_ssim", {}});
+  if (a.ms_ssim) cfg.features.push_back({"float_ms_ssim", {}});
   cfg.threads = a.threads ? a.threads : g_get_num_processors();
   cfg.subsample = a.subsample ? a.subsample : 1;
   cfg.backend = to_backend(a.backend);
   cfg.vendor = to_vendor(a.vendor);
   cfg.device_id = a.device_id;
-  cfg.on_notice = [self](const std::string& notice) {
+  cfg.on_notice = [self](vmafx::NoticeLevel, const std::string& notice, const std::string&) {
     Session& s = session(self);
     if (s.notice_posted) return;
     s.notice_posted = true;
@@ -496,15 +436,24 @@ bool ensure_scorer(GstVmafxhip* self, const vmafx::VideoGeometry& g) {
     }
     end_session_scoring(s);
   }
-  const vmafx::ScorerConfig cfg = scorer_config(self);
+  vmafx::ScorerConfig cfg = scorer_config(self);
+  // Frame messages go out from the engine thread that finished each frame, in order.
+  const bool frame_message = s.active.frame_message;
+  auto fields = std::make_shared<std::vector<std::string>>();
+  cfg.on_frame = [self, frame_message, fields](const vmafx::FrameScore& fs) {
+    post_frame(self, frame_message, *fields, fs);
+  };
   std::unique_ptr<vmafx::Scorer> scorer;
-  Status st = vmafx::Scorer::create(cfg, g, &scorer);
+  vmafx::StreamGeometry sg;
+  sg.ref = g;
+  sg.dist = g;
+  Status st = vmafx::Scorer::create(cfg, sg, &scorer);
   if (!st.is_ok()) {
     vg::ErrorCode code = vg::error_code_for(st.code());
     std::string text = "Could not set up scoring";
     if (st.code() == Errc::model_error) {
-      code = vg::model_error_code(cfg.model);
-      text = "Could not load VMAF model '" + cfg.model + "'";
+      code = vg::model_error_code(s.active.model);
+      text = "Could not load VMAF model '" + s.active.model + "'";
     } else if (st.code() == Errc::device_unavailable) {
       text = "No usable GPU for backend=hip";
     }
@@ -514,14 +463,9 @@ bool ensure_scorer(GstVmafxhip* self, const vmafx::VideoGeometry& g) {
   GST_INFO_OBJECT(self, "scoring %s on %s, %u thread(s), scores: %zu", geometry_string(g).c_str(),
                   scorer->backend_description().c_str(), cfg.threads, scorer->score_names().size());
   s.geometry = g;
-  s.fields = vg::message_field_names(scorer->score_names(), scorer->model_score_name());
+  s.fields = vg::message_field_names(scorer->score_names(), model_score_name(*scorer));
+  *fields = s.fields;  // before the first submit: on_frame runs only after one
   s.scorer = std::move(scorer);
-  const bool frame_message = s.active.frame_message;
-  const std::vector<std::string> fields = s.fields;
-  s.poster = std::make_unique<FramePoster>(
-      s.scorer.get(), [self, frame_message, fields](const vmafx::FrameScore& fs) {
-        post_frame(self, frame_message, fields, fs);
-      });
   return true;
 }
 
@@ -538,9 +482,7 @@ bool finish_scoring(GstVmafxhip* self) {
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
     return true;
   }
-  Status st = s.scorer->flush();
-  s.poster->finish();  // every frame message before the pooled one
-  s.poster.reset();
+  Status st = s.scorer->flush();  // every frame message is posted when it returns, before the pooled one
   if (st.is_ok() && s.scorer->frames_submitted() == 0)
     GST_ELEMENT_WARNING(self, STREAM, FAILED, ("No frame pairs were scored"),
                         ("one stream ended before any reference and distorted frame could be paired"));
@@ -553,7 +495,7 @@ bool finish_scoring(GstVmafxhip* self) {
   if (GST_CLOCK_TIME_IS_VALID(s.first_pts) && GST_CLOCK_TIME_IS_VALID(s.end_pts) && s.end_pts >= s.first_pts)
     t.duration = s.end_pts - s.first_pts;
   GstStructure* pooled =
-      vg::pooled_structure(c, s.fields, s.scorer->model_score_name(), to_pool_method(s.active.pool_method), t);
+      vg::pooled_structure(c, s.fields, model_score_name(*s.scorer), to_pool_method(s.active.pool_method), t);
   GST_INFO_OBJECT(self, "pooled: %" GST_PTR_FORMAT, pooled);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), pooled));
 
@@ -860,16 +802,21 @@ GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
 
   const GstClockTime pts = GST_BUFFER_PTS(dist);
   const GstClockTime duration = GST_BUFFER_DURATION(dist);
-  st = s.scorer->submit(pair->first.view(), pair->second.view(), int64_t(pts), uint64_t(duration), [pair] {
+  vmafx::FramePair fp;
+  fp.ref = pair->first.view();
+  fp.dist = pair->second.view();
+  fp.timestamp = int64_t(pts);
+  fp.user = uint64_t(duration);
+  fp.release = [pair] {
     pair->first.release();
     pair->second.release();
-  });
+  };
+  st = s.scorer->submit(std::move(fp));
   pair.reset();  // the scorer's release callback owns the pictures now
   if (!st.is_ok()) {
     VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st);
     return GST_FLOW_ERROR;
   }
-  s.poster->submitted();
   if (GST_CLOCK_TIME_IS_VALID(pts)) {
     if (!GST_CLOCK_TIME_IS_VALID(s.first_pts)) s.first_pts = pts;
     s.end_pts = pts + (GST_CLOCK_TIME_IS_VALID(duration) ? duration : 0);

@@ -16,27 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "vmafx/scorer.h"  // ModelRequest, FeatureRequest, OptionList
 #include "vmafx/status.h"
-
-// ---- TEMPORARY: remove this block when main has the engine redraw (issue 10) ----
-// Copies of the request structs of the new Scorer API (vmafx/scorer.h on main after the redraw), so that the
-// parsers and their tests build against today's engine. After `git merge main` the real header defines them and
-// this block fails to compile (redefinition) until it is deleted and "vmafx/scorer.h" included instead.
-namespace vmafx {
-using OptionList = std::vector<std::pair<std::string, std::string>>;
-struct FeatureRequest {
-  std::string name;
-  OptionList options;
-};
-struct ModelRequest {
-  std::string model = "vmaf_v0.6.1";
-  std::string name;
-  bool disable_clip = false;
-  bool enable_transform = false;
-  OptionList overrides;
-};
-}  // namespace vmafx
-// ---- end of TEMPORARY ----
 
 namespace vmafx::tools {
 

@@ -280,7 +280,7 @@ void trace_cuda_startup(int device) {
 // destructor joins the thread, so every way out of main() waits for it.
 class ScorerStartup {
  public:
-  ScorerStartup(ScorerConfig cfg, VideoGeometry g) {
+  ScorerStartup(ScorerConfig cfg, StreamGeometry g) {
     thread_ = std::thread([this, cfg = std::move(cfg), g] {
       tools::trace::event("scorer thread: Scorer::create begin");
       if (tools::trace::enabled() && cfg.backend != Backend::cpu &&
@@ -615,37 +615,13 @@ Status no_prediction_features(const tools::Selection& sel, std::vector<FeatureRe
   return Status::ok();
 }
 
-// TEMPORARY (until main has the engine redraw, issue 10): today's ScorerConfig takes one model and feature names;
-// the new one takes sel.models' requests and `features` as they are (cfg.models, cfg.features), and this function
-// becomes those two assignments.
-Status engine_config(const tools::Selection& sel, bool no_prediction, const std::vector<FeatureRequest>& features,
-                     ScorerConfig* cfg) {
-  const char* later = " needs the engine's new Scorer API (several models, feature options), not in this build yet";
-  cfg->model.clear();
-  if (!no_prediction) {
-    if (sel.models.size() > 1) return {Errc::unsupported, "more than one model in a run" + std::string(later)};
-    const tools::ModelSpec& m = sel.models.front();
-    if (!m.request.overrides.empty())
-      return {Errc::unsupported, "--model " + m.label() + ": " + m.request.overrides[0].first + "=... " + later};
-    cfg->model = m.request.model;
-    cfg->model_name = m.column();
-    cfg->disable_clip = m.request.disable_clip;
-    cfg->enable_transform = m.request.enable_transform;
-  }
-  cfg->features.clear();
-  for (const auto& f : features) {
-    if (!f.options.empty())
-      return {Errc::unsupported, "--feature " + f.name + "=" + f.options[0].first + "=..." + later};
-    cfg->features.push_back(f.name);
-  }
-  return Status::ok();
-}
-
-// The score column of each model, in the selection's order (TEMPORARY: one with today's API).
-std::vector<std::string> model_columns(const Scorer& scorer) {
-  std::vector<std::string> out;
-  if (!scorer.model_score_name().empty()) out.push_back(scorer.model_score_name());
-  return out;
+// The engine's requests: the models (none with -n: their features are in `features` then) and the features.
+void engine_config(const tools::Selection& sel, bool no_prediction, const std::vector<FeatureRequest>& features,
+                   ScorerConfig* cfg) {
+  cfg->models.clear();
+  if (!no_prediction)
+    for (const auto& m : sel.models) cfg->models.push_back(m.request);
+  cfg->features = features;
 }
 
 // The pooled scores as libvmaf prints them: "LABEL: MEAN" for every model, then for every bootstrap model
@@ -701,7 +677,7 @@ int main(int argc, char** argv) {
     warn("a results format without --output: no results file is written");
   }
   ScorerConfig cfg;
-  if (Status s = engine_config(o.sel, o.no_prediction, features, &cfg); !s) return fail(s.message());
+  engine_config(o.sel, o.no_prediction, features, &cfg);
   if (o.cpumask_given) {
     // The engine's CPU code reads the mask from the environment when the scorer is created (libvmaf's bits: a set
     // bit leaves that instruction set out).
@@ -740,12 +716,33 @@ int main(int argc, char** argv) {
   cfg.backend = o.backend;
   cfg.vendor = o.vendor;
   cfg.device_id = o.device;
-  cfg.on_notice = [&notices](const std::string& m) { notices.post(m); };
-  VideoGeometry g;
-  g.width = ref.width();
-  g.height = ref.height();
-  g.bit_depth = ref.format().bit_depth;
-  g.chroma = ref.format().chroma;
+  // One short line per notice; its detail (the libraries tried, ...) only in the trace.
+  cfg.on_notice = [&notices](NoticeLevel, const std::string& text, const std::string& detail) {
+    notices.post(text);
+    if (!detail.empty()) tools::trace::event("notice detail: %s", detail.c_str());
+  };
+  // Per-frame scores arrive from the scorer (the submitting thread or a worker), one at a time and only after the
+  // scorer exists: its names are read through this pointer, set once Scorer::create returned.
+  const Scorer* scorer_for_names = nullptr;
+  bool first_scored = false;
+  cfg.on_frame = [&](const FrameScore& fs) {
+    if (!first_scored) {
+      first_scored = true;
+      tools::trace::event("first frame scored");
+    }
+    if (!o.per_frame) return;
+    const auto& names = scorer_for_names->score_names();
+    std::printf("frame %" PRIu64 ":", fs.index);
+    for (size_t i = 0; i < names.size(); i++)
+      if (!std::isnan(fs.values[i])) std::printf(" %s=%.6f", names[i].c_str(), fs.values[i]);
+    std::printf("\n");
+  };
+  StreamGeometry g;
+  g.ref.width = ref.width();
+  g.ref.height = ref.height();
+  g.ref.bit_depth = ref.format().bit_depth;
+  g.ref.chroma = ref.format().chroma;
+  g.dist = g.ref;
 
   // Frame buffers of the read() path return to these pools from the scorer's release callbacks: declared before
   // the scorer, they outlive it on every path out of main. The mappings live until the readers go, after the
@@ -785,17 +782,10 @@ int main(int argc, char** argv) {
   const Status created = startup.wait(&scorer);
   notices.release();  // before any error, as when the scorer was created here
   if (!created) return fail(created.message());
+  scorer_for_names = scorer.get();
   tools::trace::event("scorer ready; by now %s, %s", in_ref.progress().c_str(), in_dist.progress().c_str());
   if (meter_on) std::fprintf(stderr, "scoring on %s\n", scorer->backend_description().c_str());
   const auto& names = scorer->score_names();
-
-  auto print_frame = [&](const FrameScore& fs) {
-    if (!o.per_frame) return;
-    std::printf("frame %" PRIu64 ":", fs.index);
-    for (size_t i = 0; i < names.size(); i++)
-      if (!std::isnan(fs.values[i])) std::printf(" %s=%.6f", names[i].c_str(), fs.values[i]);
-    std::printf("\n");
-  };
 
   // Chroma is read by psnr only: without it the readers skip the chroma planes in the files from now on (the frames
   // read while the scorer started up hold every plane).
@@ -815,17 +805,6 @@ int main(int argc, char** argv) {
   }
   Meter meter(meter_on, total);
 
-  bool first_scored = false;
-  auto take_scores = [&] {
-    FrameScore fs;
-    while (scorer->next(&fs)) {
-      if (!first_scored) {
-        first_scored = true;
-        tools::trace::event("first frame scored");
-      }
-      print_frame(fs);
-    }
-  };
   uint64_t n = 0;
   std::string ended_early;
   for (;;) {
@@ -861,14 +840,19 @@ int main(int argc, char** argv) {
         else if (in_dist.prefetch) in_dist.prefetch->released(n, dp, dp + in_dist.reader->frame_size());
       };
     }
-    Status s = scorer->submit(rv, dv, int64_t(n), n, std::move(release));
+    FramePair pair;
+    pair.ref = rv;
+    pair.dist = dv;
+    pair.timestamp = int64_t(n);
+    pair.user = n;
+    pair.release = std::move(release);
+    Status s = scorer->submit(std::move(pair));
     if (!s) return fail(s.message());
     if (n == 0) tools::trace::event("first frame submitted");
     n++;
     meter.frame(n);
     for (Input* in : {&in_ref, &in_dist})
       if (in->prefetch) in->prefetch->consumed(n);
-    take_scores();
   }
   meter.finish(n);
   if (!ended_early.empty() && !o.quiet) warn(ended_early);
@@ -876,16 +860,15 @@ int main(int argc, char** argv) {
   tools::trace::event("last frame submitted (%" PRIu64 " frames)", n);
   if (Status s = scorer->flush(); !s) return fail(s.message());
   tools::trace::event("flush done");
-  take_scores();
 
   const Collector& col = scorer->collector();
   // libvmaf: the pooled scores unless -q and a results file (-q alone still prints them); none with -n.
-  if (!o.no_prediction && (!o.quiet || !o.output_given)) print_pooled(col, o.sel, model_columns(*scorer));
+  if (!o.no_prediction && (!o.quiet || !o.output_given)) print_pooled(col, o.sel, scorer->model_score_names());
   tools::trace::event("results printed");
   if (o.output_given) {
     ResultsInfo info;
-    info.width = g.width;
-    info.height = g.height;
+    info.width = g.ref.width;
+    info.height = g.ref.height;
     info.fps = scorer->fps();
     if (Status s = write_results(col, o.format, info, o.output); !s) return fail(s.message());
     tools::trace::event("results written to %s", o.output.c_str());

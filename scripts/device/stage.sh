@@ -45,7 +45,7 @@ staged=$(cd .devrun && find . -type f | sort)
 if [ -n "$staged" ]; then
   (cd .devrun && tar -cJf bins.tar.xz $staged && rm -f $staged && find . -mindepth 1 -type d -empty -delete)
 fi
-cp scripts/device/batch-*.sh tests/gl/gpu_batch.sh .devrun/
+cp scripts/device/batch-*.sh .devrun/
 mkdir -p .devdata/testdata
 rm -f .devdata/testdata/*.xz
 for p in $clips; do

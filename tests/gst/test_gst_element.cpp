@@ -800,13 +800,13 @@ TEST(Results, EveryFormatMatchesTheEngineWriter) {
   YuvClip ref, dist;
   ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
   ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
-  ScorerConfig cfg;
-  cfg.features = {"psnr"};
+  ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_v0.6.1", {"psnr"});
   cfg.threads = 1;
+  ::vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k420}, &scorer).is_ok());
+  ASSERT_TRUE(::vmafx::test::make_scorer(cfg, {p.width, p.height, 8, Chroma::k420}, &log, &scorer).is_ok());
   for (size_t i = 0; i < ref.frames(); i++)
-    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr).is_ok());
+    ASSERT_TRUE(scorer->submit(::vmafx::test::frame_pair(ref.frame(i), dist.frame(i), int64_t(i), 0)).is_ok());
   ASSERT_TRUE(scorer->flush().is_ok());
   ResultsInfo info;
   info.width = p.width;
@@ -864,14 +864,14 @@ TEST(ConfidenceInterval, BootstrapModelAddsIntervalFields) {
   YuvClip ref, dist;
   ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
   ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
-  ScorerConfig cfg;
-  cfg.model = "vmaf_b_v0.6.3";
+  ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_b_v0.6.3");
   cfg.conf_interval = true;
   cfg.threads = 1;
+  ::vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k420}, &scorer).is_ok());
+  ASSERT_TRUE(::vmafx::test::make_scorer(cfg, {p.width, p.height, 8, Chroma::k420}, &log, &scorer).is_ok());
   for (size_t i = 0; i < ref.frames(); i++)
-    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr).is_ok());
+    ASSERT_TRUE(scorer->submit(::vmafx::test::frame_pair(ref.frame(i), dist.frame(i), int64_t(i), 0)).is_ok());
   ASSERT_TRUE(scorer->flush().is_ok());
   const Collector& c = scorer->collector();
   for (size_t i = 0; i < r.frames.size(); i++) {

@@ -153,3 +153,38 @@ Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, 
 }
 
 }  // namespace vmafx::test
+
+namespace vmafx::test {
+
+ScorerConfig scorer_config(const std::string& model, std::initializer_list<const char*> features) {
+  ScorerConfig cfg;
+  cfg.models.clear();
+  if (!model.empty()) {
+    ModelRequest mr;
+    mr.model = model;
+    cfg.models.push_back(mr);
+  }
+  for (const char* f : features) cfg.features.push_back({f, {}});
+  return cfg;
+}
+
+Status make_scorer(ScorerConfig cfg, const VideoGeometry& g, FrameLog* log, std::unique_ptr<Scorer>* out) {
+  cfg.on_frame = [log](const FrameScore& fs) { log->add(fs); };
+  StreamGeometry sg;
+  sg.ref = g;
+  sg.dist = g;
+  return Scorer::create(cfg, sg, out);
+}
+
+FramePair frame_pair(const PictureView& ref, const PictureView& dist, int64_t timestamp, uint64_t user,
+                     std::function<void()> release) {
+  FramePair p;
+  p.ref = ref;
+  p.dist = dist;
+  p.timestamp = timestamp;
+  p.user = user;
+  p.release = std::move(release);
+  return p;
+}
+
+}  // namespace vmafx::test
