@@ -20,6 +20,10 @@ VMAFX_PACKAGES=(
   # arm64 NEON kernels: cross-built and checked under qemu-user (scripts/check_arm64.sh, suite checkasm)
   g++-aarch64-linux-gnu qemu-user-static
 )
+# The Debian package build test (VMAFX_TEST_DEB=1, tests/cli/test_debian.py) runs dpkg-buildpackage.
+if [ "${VMAFX_TEST_DEB:-0}" = 1 ]; then
+  VMAFX_PACKAGES+=(debhelper dpkg-dev)
+fi
 
 vmafx_missing_packages() {
   local p missing=()
