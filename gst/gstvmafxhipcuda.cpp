@@ -145,12 +145,19 @@ ElementCuda* element_cuda(GstElement* element) {
   return s;
 }
 
-// Keeps `ctx` as the element's context and makes the engine run on it where it can. The caller holds s->mu.
-void take_context(GstElement* element, ElementCuda* s, GstObject* ctx, const std::string& how) {
+// Keeps `ctx` as the element's context and, when the settings let the scorer use an NVIDIA GPU, makes the engine run
+// on it where it can. The caller holds s->mu.
+void take_context(GstElement* element, ElementCuda* s, GstObject* ctx, const std::string& how,
+                  const CudaSettings& settings) {
   const GstCudaLib& lib = gst_cuda_lib();
   s->context = GST_OBJECT(gst_object_ref(ctx));
   s->device = int(context_device(ctx));
   s->how = how;
+  if (!may_use_nvidia(settings)) {
+    s->how += "; not adopted (the scorer does not run on an NVIDIA GPU)";
+    GST_INFO_OBJECT(element, "CUDA context: %s", s->how.c_str());
+    return;
+  }
   void* handle = lib.context_get_handle(ctx);
   std::shared_ptr<void> owner(gst_object_ref(ctx), [](void* p) { gst_object_unref(p); });
   cuda::EngineContext ec;
@@ -229,7 +236,8 @@ void cuda_set_context(GstElement* element, GstContext* context, const CudaSettin
   if (s->context) return;  // as GStreamer's CUDA elements do: a context once set is kept
   GstObject* ctx = nullptr;
   if (!lib.handle_set_context(element, context, settings.device_id, &ctx) || !ctx) return;
-  take_context(element, s, ctx, "given a CUDA context (set_context) of device " + std::to_string(context_device(ctx)));
+  take_context(element, s, ctx, "given a CUDA context (set_context) of device " + std::to_string(context_device(ctx)),
+               settings);
   gst_object_unref(ctx);
 }
 
@@ -268,7 +276,8 @@ void cuda_sink_event(GstElement* element, GstPad* pad, GstEvent* event, const Cu
       std::lock_guard<std::mutex> lk(e->mu);
       GstObject* cuda_ctx = nullptr;
       if (!e->context && gst_cuda_lib().handle_set_context(element, ctx, settings.device_id, &cuda_ctx) && cuda_ctx) {
-        take_context(element, e, cuda_ctx, "found " + peer_name(pad) + "'s CUDA context (context query upstream)");
+        take_context(element, e, cuda_ctx, "found " + peer_name(pad) + "'s CUDA context (context query upstream)",
+                     settings);
         gst_object_unref(cuda_ctx);
       }
     }

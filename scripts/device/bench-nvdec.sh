@@ -90,38 +90,49 @@ if [[ " $sections " == *" many "* ]]; then
     echo "many: skipped (budget)"
   else
     idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
-    with_memory many_single gst-launch-1.0 $(dec $ref "v0.ref_sink") $(dec $dist "v0.dist_sink") \
-      vmafxhip name=v0 backend=hip allow-copy=false results-filename=$OUT/many_single.json ! fakesink
+    with_memory many_single gst-launch-1.0 -m $(dec $ref "v0.ref_sink") $(dec $dist "v0.dist_sink") \
+      vmafxhip name=v0 backend=hip allow-copy=false ! fakesink
     chains=""
     for i in 0 1 2 3 4 5 6 7; do
       chains="$chains $(dec $ref "v$i.ref_sink") $(dec $dist "v$i.dist_sink") vmafxhip name=v$i backend=hip"
-      chains="$chains allow-copy=false results-filename=$OUT/many_$i.json ! fakesink"
+      chains="$chains allow-copy=false ! fakesink"
     done
-    with_memory many_eight gst-launch-1.0 $chains; rc=$?
+    with_memory many_eight gst-launch-1.0 -m $chains; rc=$?
+    # Every frame message of every stream, all score fields as GStreamer prints them (doubles round-trip exactly).
     python3 - "$OUT" "$idle" "$rc" <<'PY'
-import json, os, sys
+import os, re, sys
 out, idle, rc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def frames(p):
-    with open(p) as f:
-        return [fr["metrics"] for fr in json.load(f)["frames"]]
+timing = {"type", "timestamp", "stream-time", "running-time", "duration"}
+def streams(name):
+    res = {}
+    for line in open(os.path.join(out, name + ".log"), errors="replace"):
+        m = re.search(r'from element "(v\d+)" \(element\): VMAF, type=\(string\)frame, (.*);', line)
+        if not m:
+            continue
+        fields = dict(f.split("=", 1) for f in m.group(2).split(", ") if "=" in f)
+        key = fields.pop("index", None)
+        for t in timing:
+            fields.pop(t, None)
+        res.setdefault(m.group(1), {})[key] = fields
+    return res
 def peak(n):
     vals = [int(l) for l in open(os.path.join(out, n + ".mem")) if l.strip().isdigit()]
     return max(vals) if vals else -1
-single = frames(os.path.join(out, "many_single.json"))
-same = 0
+single = streams("many_single").get("v0", {})
+eight = streams("many_eight")
+same = sum(1 for i in range(8) if eight.get("v%d" % i) == single and single)
 for i in range(8):
-    p = os.path.join(out, "many_%d.json" % i)
-    ok = os.path.exists(p) and frames(p) == single
-    same += ok
-    if not ok:
-        print("many: stream %d differs from its single run (or has no results file)" % i)
+    if eight.get("v%d" % i) != single:
+        print("many: stream v%d: %d frame messages, differs from the single run's %d" %
+              (i, len(eight.get("v%d" % i, {})), len(single)))
 ms1 = int(open(os.path.join(out, "many_single.ms")).read())
 ms8 = int(open(os.path.join(out, "many_eight.ms")).read())
 m1, m8 = peak("many_single"), peak("many_eight")
-print("many: 8 x 1080p pipelines in one process rc=%s: %d of 8 streams' scores equal their single run (%d frames "
-      "each); wall %d ms (single %d ms); aggregate %.1f fps (single %.1f fps); GPU memory peak %d MiB (idle %d, "
-      "single %d): %.0f MiB per stream, %.0f MiB for the first" % (rc, same, len(single), ms8, ms1,
-      8 * len(single) * 1000.0 / ms8, len(single) * 1000.0 / ms1, m8, idle, m1, (m8 - m1) / 7.0, m1 - idle))
+n = len(single)
+print("many: 8 x 1080p pipelines in one process rc=%s: %d of 8 streams' frame messages equal the single run's (%d "
+      "frames each, every score field); wall %d ms (single %d ms); aggregate %.1f fps (single %.1f fps); GPU memory "
+      "peak %d MiB (idle %d, single %d): %.0f MiB per added stream, %.0f MiB for the first" % (rc, same, n, ms8, ms1,
+      8 * n * 1000.0 / ms8 if ms8 else 0, n * 1000.0 / ms1 if ms1 else 0, m8, idle, m1, (m8 - m1) / 7.0, m1 - idle))
 PY
   fi
 fi

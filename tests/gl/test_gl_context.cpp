@@ -59,6 +59,8 @@ void check_real_context(const TestGlContext& ctx, Platform expected) {
   Status st = vmafx::gl::query_current_context(&info);
   ASSERT_TRUE(st.is_ok()) << st.to_string();
   std::printf("%s: %s\n", ctx.description().c_str(), info.describe().c_str());
+  std::printf("identity: pci '%s', device uuid '%s' (%s)\n", info.pci_bus_id.c_str(), info.device_uuid.c_str(),
+              info.identity.empty() ? "nothing names the GPU" : info.identity.c_str());
   EXPECT_EQ(info.platform, expected);
   EXPECT_FALSE(info.renderer.empty());
   EXPECT_FALSE(info.version.empty());
