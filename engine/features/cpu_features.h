@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "cpu/adm.h"
+#include "cpu/motion.h"
+#include "cpu/speed.h"
+#include "cpu/cambi.h"
 #include "features/table.h"
 
 namespace vmafx::features::hooks {
@@ -22,9 +26,20 @@ VMAFX_CPU_FEATURE_HOOKS(motion)
 VMAFX_CPU_FEATURE_HOOKS(psnr)
 VMAFX_CPU_FEATURE_HOOKS(float_ssim)
 VMAFX_CPU_FEATURE_HOOKS(float_ms_ssim)
+VMAFX_CPU_FEATURE_HOOKS(speed_chroma)
+VMAFX_CPU_FEATURE_HOOKS(cambi)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
 std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+unsigned motion_frames_back(const Options& o);
+
+// The CPU reference's option structs of a configured feature (shared with the GPU implementations).
+vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);
+vmafx::cpu::MotionOptions motion_cpu_options(const Options& o);
+Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out);
+
+// cambi's options of the table as the CPU reference (and the GPU feature) take them.
+vmafx::cpu::CambiOptions cambi_options(const Options& o);
 
 }  // namespace vmafx::features::hooks

@@ -15,7 +15,7 @@ constexpr double kDblMax = std::numeric_limits<double>::max();
 
 // A libvmaf extractor vmafx does not compute: known by name so models and requests needing it are refused by name.
 FeatureDesc libvmaf_only(const char* name, std::vector<const char*> provides, std::vector<OptionDesc> options) {
-  return {name, std::move(provides), std::move(options), nullptr, {}, 0, false, nullptr, nullptr, nullptr};
+  return {name, std::move(provides), std::move(options), nullptr, {}, 0, false, nullptr, nullptr, nullptr, nullptr};
 }
 
 }  // namespace
@@ -91,18 +91,22 @@ const std::vector<FeatureDesc>& table() {
   libvmaf_only("float_moment",
     {"float_moment"},
     {}),
-  libvmaf_only("speed_chroma",
+  {
+    "speed_chroma",
     {"Speed_chroma_feature_speed_chroma_u_score", "Speed_chroma_feature_speed_chroma_v_score",
      "Speed_chroma_feature_speed_chroma_uv_score"},
     {
-      {"speed_kernelscale", "ks", OptType::real, true, 1, nullptr, 0.1, 4, false},
-      {"speed_prescale", "ps", OptType::real, true, 1, nullptr, 0.1, 4, false},
-      {"speed_prescale_method", "psm", OptType::text, true, 0, "nearest", 0, 0, false},
-      {"speed_sigma_nn", "snn", OptType::real, true, 0.29, nullptr, 0.1, 2, false},
-      {"speed_nn_floor", "nnf", OptType::real, true, 0, nullptr, 0, 1, false},
-      {"speed_max_val", "mxv", OptType::real, true, 1000, nullptr, 0, 1000, false},
-      {"speed_weight_var_mode", "wvm", OptType::integer, true, 0, nullptr, 0, 6, false},
-    }),
+      {"speed_kernelscale", "ks", OptType::real, true, 1, nullptr, 0.1, 4, true},
+      {"speed_prescale", "ps", OptType::real, true, 1, nullptr, 0.1, 4, true},
+      {"speed_prescale_method", "psm", OptType::text, true, 0, "nearest", 0, 0, true},
+      {"speed_sigma_nn", "snn", OptType::real, true, 0.29, nullptr, 0.1, 2, true},
+      {"speed_nn_floor", "nnf", OptType::real, true, 0, nullptr, 0, 1, true},
+      {"speed_max_val", "mxv", OptType::real, true, 1000, nullptr, 0, 1000, true},
+      {"speed_weight_var_mode", "wvm", OptType::integer, true, 0, nullptr, 0, 6, true},
+    },
+    &hooks::speed_chroma_outputs, {}, kReadsChroma, false, &hooks::speed_chroma_check, &hooks::speed_chroma_make,
+    nullptr,
+  },
   libvmaf_only("speed_temporal",
     {"Speed_temporal_feature_speed_temporal_score"},
     {
@@ -164,18 +168,18 @@ const std::vector<FeatureDesc>& table() {
      "integer_adm_num_scale1", "integer_adm_den_scale1", "integer_adm_num_scale2", "integer_adm_den_scale2",
      "integer_adm_num_scale3", "integer_adm_den_scale3"},
     {
-      {"debug", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"adm_csf_scale", "scf", OptType::real, true, 1, nullptr, 0, 50, false},
-      {"adm_csf_diag_scale", "scfd", OptType::real, true, 1, nullptr, 0, 50, false},
-      {"adm_dlm_weight", "dlmw", OptType::real, true, 0.5, nullptr, 0, 1, false},
+      {"debug", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"adm_csf_scale", "scf", OptType::real, true, 1, nullptr, 0, 50, true},
+      {"adm_csf_diag_scale", "scfd", OptType::real, true, 1, nullptr, 0, 50, true},
+      {"adm_dlm_weight", "dlmw", OptType::real, true, 0.5, nullptr, 0, 1, true},
       {"adm_enhn_gain_limit", "egl", OptType::real, true, 100, nullptr, 1, 100, true},
-      {"adm_norm_view_dist", "nvd", OptType::real, true, 3, nullptr, 0.75, 24, false},
-      {"adm_ref_display_height", "rdh", OptType::integer, true, 1080, nullptr, 1, 4320, false},
-      {"adm_csf_mode", "csf", OptType::integer, true, 0, nullptr, 0, 3, false},
-      {"adm_noise_weight", "nw", OptType::real, true, 0.03125, nullptr, 0, 1500, false},
-      {"adm_skip_aim", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"adm_skip_scale0", "ssz", OptType::boolean, true, 0, nullptr, 0, 0, false},
-      {"adm_min_val", "min", OptType::real, true, 0, nullptr, 0, 1, false},
+      {"adm_norm_view_dist", "nvd", OptType::real, true, 3, nullptr, 0.75, 24, true},
+      {"adm_ref_display_height", "rdh", OptType::integer, true, 1080, nullptr, 1, 4320, true},
+      {"adm_csf_mode", "csf", OptType::integer, true, 0, nullptr, 0, 3, true},
+      {"adm_noise_weight", "nw", OptType::real, true, 0.03125, nullptr, 0, 1500, true},
+      {"adm_skip_aim", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"adm_skip_scale0", "ssz", OptType::boolean, true, 0, nullptr, 0, 0, true},
+      {"adm_min_val", "min", OptType::real, true, 0, nullptr, 0, 1, true},
     },
     &hooks::adm_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::adm_check, &hooks::adm_make, nullptr,
   },
@@ -184,17 +188,19 @@ const std::vector<FeatureDesc>& table() {
     {"VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_score",
      "VMAF_integer_feature_motion2_score", "VMAF_integer_feature_motion3_score"},
     {
-      {"motion_force_zero", "force_0", OptType::boolean, true, 0, nullptr, 0, 0, false},
-      {"motion_blend_factor", "mbf", OptType::real, true, 1, nullptr, 0, 1, false},
-      {"motion_blend_offset", "mbo", OptType::real, true, 40, nullptr, 0, 1000, false},
-      {"motion_fps_weight", "mfw", OptType::real, true, 1, nullptr, 0, 5, false},
-      {"motion_max_val", "mmxv", OptType::real, true, 10000, nullptr, 0, 10000, false},
-      {"motion_five_frame_window", "mffw", OptType::boolean, true, 0, nullptr, 0, 0, false},
-      {"motion_moving_average", "mma", OptType::boolean, true, 0, nullptr, 0, 0, false},
-      {"debug", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
+      {"motion_force_zero", "force_0", OptType::boolean, true, 0, nullptr, 0, 0, true},
+      {"motion_blend_factor", "mbf", OptType::real, true, 1, nullptr, 0, 1, true},
+      {"motion_blend_offset", "mbo", OptType::real, true, 40, nullptr, 0, 1000, true},
+      {"motion_fps_weight", "mfw", OptType::real, true, 1, nullptr, 0, 5, true},
+      {"motion_max_val", "mmxv", OptType::real, true, 10000, nullptr, 0, 10000, true},
+      // Needs the reference two frames back, which the frame paths do not keep yet (cpu::MotionPost and
+      // hip::MotionGpu implement it).
+      {"motion_five_frame_window", "mffw", OptType::boolean, true, 0, nullptr, 0, 0, true},
+      {"motion_moving_average", "mma", OptType::boolean, true, 0, nullptr, 0, 0, true},
+      {"debug", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
     },
     &hooks::motion_outputs, {"integer_motion2", "integer_motion3"}, kReadsRefLuma | kReadsPrevRef, true,
-    &hooks::motion_check, &hooks::motion_make, &hooks::motion_stage,
+    &hooks::motion_check, &hooks::motion_make, &hooks::motion_stage, &hooks::motion_frames_back,
   },
   {
     "vif",
@@ -210,27 +216,32 @@ const std::vector<FeatureDesc>& table() {
     },
     &hooks::vif_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::vif_check, &hooks::vif_make, nullptr,
   },
-  libvmaf_only("cambi",
+  {
+    "cambi",
     {"Cambi_feature_cambi_score"},
     {
-      {"cambi_max_val", "cmxv", OptType::real, true, 1000, nullptr, 0, 1000, false},
-      {"enc_width", "encw", OptType::integer, true, 0, nullptr, 180, 7680, false},
-      {"enc_height", "ench", OptType::integer, true, 0, nullptr, 150, 7680, false},
-      {"enc_bitdepth", "encbd", OptType::integer, true, 0, nullptr, 6, 16, false},
-      {"src_width", "srcw", OptType::integer, true, 0, nullptr, 320, 7680, false},
-      {"src_height", "srch", OptType::integer, true, 0, nullptr, 200, 4320, false},
-      {"window_size", "ws", OptType::integer, true, 65, nullptr, 15, 127, false},
-      {"topk", nullptr, OptType::real, true, 0.6, nullptr, 0.0001, 1, false},
-      {"cambi_topk", "ctpk", OptType::real, true, 0.6, nullptr, 0.0001, 1, false},
-      {"tvi_threshold", "tvit", OptType::real, true, 0.019, nullptr, 0.0001, 1, false},
-      {"cambi_vis_lum_threshold", "vlt", OptType::real, true, 0, nullptr, 0, 300, false},
-      {"max_log_contrast", "mlc", OptType::integer, true, 2, nullptr, 0, 5, false},
-      {"heatmaps_path", nullptr, OptType::text, false, 0, nullptr, 0, 0, false},
-      {"full_ref", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"eotf", nullptr, OptType::text, true, 0, "bt1886", 0, 0, false},
-      {"cambi_eotf", "ceot", OptType::text, true, 0, "bt1886", 0, 0, false},
-      {"cambi_high_res_speedup", "hrs", OptType::integer, true, 0, nullptr, 0, 2160, false},
-    }),
+      {"cambi_max_val", "cmxv", OptType::real, true, 1000, nullptr, 0, 1000, true},
+      {"enc_width", "encw", OptType::integer, true, 0, nullptr, 180, 7680, true},
+      {"enc_height", "ench", OptType::integer, true, 0, nullptr, 150, 7680, true},
+      {"enc_bitdepth", "encbd", OptType::integer, true, 0, nullptr, 6, 16, true},
+      {"src_width", "srcw", OptType::integer, true, 0, nullptr, 320, 7680, true},
+      {"src_height", "srch", OptType::integer, true, 0, nullptr, 200, 4320, true},
+      {"window_size", "ws", OptType::integer, true, 65, nullptr, 15, 127, true},
+      {"topk", nullptr, OptType::real, true, 0.6, nullptr, 0.0001, 1, true},
+      {"cambi_topk", "ctpk", OptType::real, true, 0.6, nullptr, 0.0001, 1, true},
+      {"tvi_threshold", "tvit", OptType::real, true, 0.019, nullptr, 0.0001, 1, true},
+      {"cambi_vis_lum_threshold", "vlt", OptType::real, true, 0, nullptr, 0, 300, true},
+      {"max_log_contrast", "mlc", OptType::integer, true, 2, nullptr, 0, 5, true},
+      // Only writes heatmap side files: cambi_check refuses any value, naming why.
+      {"heatmaps_path", nullptr, OptType::text, false, 0, nullptr, 0, 0, true},
+      {"full_ref", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"eotf", nullptr, OptType::text, true, 0, "bt1886", 0, 0, true},
+      {"cambi_eotf", "ceot", OptType::text, true, 0, "bt1886", 0, 0, true},
+      {"cambi_high_res_speedup", "hrs", OptType::integer, true, 0, nullptr, 0, 2160, true},
+    },
+    &hooks::cambi_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::cambi_check, &hooks::cambi_make, nullptr,
+    nullptr, 1,  // cambi_source and cambi_full_reference are written verbatim
+  },
   };
   return kTable;
 }
@@ -273,7 +284,8 @@ Status make_instance(const FeatureDesc& desc, const Options& options, const Vide
   inst.desc = &desc;
   inst.options = options;
   const std::string suffix = options.score_suffix();
-  for (const std::string& n : desc.outputs(options, geometry)) inst.outputs.push_back(n + suffix);
+  for (const std::string& n : desc.outputs(options, geometry))
+    inst.outputs.push_back(inst.outputs.size() < desc.suffixed_outputs ? n + suffix : n);
   for (const char* n : desc.stage_outputs) inst.stage_outputs.push_back(n + suffix);
   *out = std::move(inst);
   return Status::ok();

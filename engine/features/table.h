@@ -84,7 +84,8 @@ struct FrameView {
   uint64_t index = 0;
   const PictureView* ref = nullptr;
   const PictureView* dist = nullptr;
-  const PictureView* prev_ref = nullptr;  // the previous frame's reference, null on the first frame
+  const PictureView* prev_ref = nullptr;       // the previous frame's reference, null on the first frame
+  const PictureView* prev_prev_ref = nullptr;  // the reference two frames back (features whose frames_back() is 2)
 };
 
 // A CPU implementation; one object per worker thread (it owns its scratch memory).
@@ -124,6 +125,16 @@ struct FeatureDesc {
   Status (*check)(const Options&, const VideoGeometry&) = nullptr;
   Status (*make_cpu)(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>*) = nullptr;
   std::unique_ptr<OrderedStage> (*make_stage)(const Options&) = nullptr;
+  // How many previous references the feature reads with these options (null: 1 with kReadsPrevRef, else 0).
+  unsigned (*frames_back)(const Options&) = nullptr;
+
+  unsigned references_back(const Options& o) const {
+    return frames_back ? frames_back(o) : (reads & kReadsPrevRef) ? 1u : 0u;
+  }
+  // How many of the per-frame outputs take the option suffix; libvmaf writes the others verbatim (cambi's
+  // cambi_source and cambi_full_reference are not among its provided features, so its name dictionary leaves them
+  // alone).
+  unsigned suffixed_outputs = ~0u;
 
   bool implemented() const { return make_cpu != nullptr; }
 };
