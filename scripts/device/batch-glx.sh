@@ -11,9 +11,14 @@
 #    interop call before the refusal (test_gl_context), the element downloads with that reason (test_gst_gl).
 # 3. pipelines/score-glx-capture.sh on both, then the GL benchmark (bench-nvdec.sh gl: GLX and EGL zero-copy vs
 #    gldownload at 1080p) with what is left of the call (VMAFX_GLX_BATCH_BUDGET_S, 570 s by default).
-# Logs go to $OUT; the summary lines to stdout.
+# The summary lines go to stdout.
 set -u
 START=$(date +%s)
+# Logs go to one folder, packed into $OUT/glx-logs.tar.xz at the end (the device tool returns at most 8 files);
+# a caller that passes VMAFX_LOGS gets them in its folder instead, and packs them itself.
+own_logs=0
+[ -n "${VMAFX_LOGS:-}" ] || { VMAFX_LOGS=/tmp/glx-logs-$$; own_logs=1; }
+LOGS=$VMAFX_LOGS; mkdir -p "$LOGS"; export VMAFX_LOGS
 python3 .devdata/unpack.py .devdata
 source .devcarry/env.sh
 export VMAFX_SHARED_DIR=$PWD/.devdata VMAFX_SOURCE_DIR=$PWD
@@ -24,34 +29,34 @@ declare -f vmafx_start_glx >/dev/null && [ -f .devcarry/runtime.tar.xz ] \
   || { echo "glx batch: needs the packed runtime (prepare-runtime.sh --glx)"; exit 1; }
 vmafx_start_glx
 { nvidia-smi -L; nproc; echo "DISPLAY=$DISPLAY __GLX_VENDOR_LIBRARY_NAME=${__GLX_VENDOR_LIBRARY_NAME:-}"; } \
-  > "$OUT/glx_machine.txt" 2>&1
+  > "$LOGS/glx_machine.txt" 2>&1
 export GST_GL_PLATFORM=glx GST_GL_WINDOW=x11
-GST_DEBUG=glcontext:4,gldisplay:4 timeout 60 gst-launch-1.0 gltestsrc num-buffers=1 ! fakesink > "$OUT/glx_gltestsrc.log" 2>&1
-echo "glx gltestsrc rc=$? $(grep -m1 -o 'GL_RENDERER: .*' "$OUT/glx_gltestsrc.log")"
+GST_DEBUG=glcontext:4,gldisplay:4 timeout 60 gst-launch-1.0 gltestsrc num-buffers=1 ! fakesink > "$LOGS/glx_gltestsrc.log" 2>&1
+echo "glx gltestsrc rc=$? $(grep -m1 -o 'GL_RENDERER: .*' "$LOGS/glx_gltestsrc.log")"
 
 run() {  # name timeout binary [args...]: runs with the current environment, prints rc and the gtest summary
   local name=$1 limit=$2 bin=$3; shift 3
   if [ ! -x "$R/$bin" ]; then echo "$name: not staged"; return; fi
-  timeout "$limit" "$R/$bin" "$@" > "$OUT/$name.log" 2>&1; echo "$name rc=$? $(( $(date +%s) - START ))s"
+  timeout "$limit" "$R/$bin" "$@" > "$LOGS/$name.log" 2>&1; echo "$name rc=$? $(( $(date +%s) - START ))s"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]|^[0-9]+ tests? |^context( identity)?:|^importer:|same GPU|refusal:|rounds|differ|hit" \
-    "$OUT/$name.log" | head -16
+    "$LOGS/$name.log" | head -16
 }
 # 1. NVIDIA's GLX.
 export VMAFX_TEST_GL_PLATFORM=glx
 run glx_test_gl_import_gpu 200 tests/gl/test_gl_import_gpu
 run glx_test_gst_gl_gpu 150 tests/gl/test_gst_gl_gpu
 run glx_test_gst_gl 120 tests/gl/test_gst_gl
-timeout 60 pipelines/score-glx-capture.sh 50 backend=hip allow-copy=false > "$OUT/glx_capture_gpu.log" 2>&1
-echo "score-glx-capture.sh (NVIDIA GLX, allow-copy=false) rc=$? frames=$(grep -c '^frame' "$OUT/glx_capture_gpu.log")"
+timeout 60 pipelines/score-glx-capture.sh 50 backend=hip allow-copy=false > "$LOGS/glx_capture_gpu.log" 2>&1
+echo "score-glx-capture.sh (NVIDIA GLX, allow-copy=false) rc=$? frames=$(grep -c '^frame' "$LOGS/glx_capture_gpu.log")"
 # 2. Mesa's llvmpipe on the same display: refused by name, frames downloaded.
 unset VMAFX_TEST_GL_PLATFORM
 (
   unset __GLX_VENDOR_LIBRARY_NAME
   run llvmpipe_test_gl_context 60 tests/gl/test_gl_context --gtest_filter='*Glx*:*NoCurrent*'
   run llvmpipe_test_gst_gl 120 tests/gl/test_gst_gl --gtest_filter='*Refused*:*AllowCopy*'
-  timeout 60 pipelines/score-glx-capture.sh 10 backend=hip > "$OUT/glx_capture_llvmpipe.log" 2>&1
-  echo "score-glx-capture.sh (llvmpipe) rc=$? frames=$(grep -c '^frame' "$OUT/glx_capture_llvmpipe.log")" \
-       "downloaded-notice=$(grep -c 'GL frames are downloaded' "$OUT/glx_capture_llvmpipe.log")"
+  timeout 60 pipelines/score-glx-capture.sh 10 backend=hip > "$LOGS/glx_capture_llvmpipe.log" 2>&1
+  echo "score-glx-capture.sh (llvmpipe) rc=$? frames=$(grep -c '^frame' "$LOGS/glx_capture_llvmpipe.log")" \
+       "downloaded-notice=$(grep -c 'GL frames are downloaded' "$LOGS/glx_capture_llvmpipe.log")"
 )
 left=$(( BUDGET - ($(date +%s) - START) ))
 if [ "$left" -gt 90 ]; then
@@ -60,4 +65,6 @@ else
   echo "bench-nvdec gl: skipped (budget, ${left}s left)"
 fi
 [ -n "${VMAFX_XVFB_PID:-}" ] && kill "$VMAFX_XVFB_PID" 2>/dev/null
+[ $own_logs = 1 ] && python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], "w:xz"); t.add(sys.argv[2], arcname="."); t.close()' \
+  "$OUT/glx-logs.tar.xz" "$LOGS" && rm -rf "$LOGS"
 echo "glx batch done $(( $(date +%s) - START ))s"

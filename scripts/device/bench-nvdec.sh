@@ -8,9 +8,14 @@
 # many (eight 1080p pipelines in one process: every stream's scores against its single run, aggregate frames per
 # second, device memory per stream), gl (GL zero-copy vs gldownload at 1080p, EGL device platform and GLX).
 # Every run is timed as the whole gst-launch process (start-up included) and repeated (VMAFX_BENCH_REPS, default 3;
-# the median is printed). Logs and results files go to $OUT; the summary lines (one per measurement) to stdout.
+# the median is printed). The summary lines (one per measurement) go to stdout.
 set -u
 START=$(date +%s)
+# Logs go to one folder, packed into $OUT/bench-nvdec-logs.tar.xz at the end (the device tool returns at most 8 files);
+# a caller that passes VMAFX_LOGS gets them in its folder instead, and packs them itself.
+own_logs=0
+[ -n "${VMAFX_LOGS:-}" ] || { VMAFX_LOGS=/tmp/bench-nvdec-logs-$$; own_logs=1; }
+LOGS=$VMAFX_LOGS; mkdir -p "$LOGS"; export VMAFX_LOGS
 python3 .devdata/unpack.py .devdata >/dev/null
 source .devcarry/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/.devrun/gst GST_REGISTRY_1_0=/tmp/gst-registry-bench-$$.bin GST_REGISTRY_FORK=no
@@ -19,8 +24,8 @@ REPS=${VMAFX_BENCH_REPS:-3}
 BUDGET=${VMAFX_BENCH_BUDGET_S:-560}
 sections=${*:-nvdec many gl}
 { nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; date -u; } \
-  > "$OUT/bench_machine.txt" 2>&1
-gst-inspect-1.0 vmafxhip > "$OUT/bench_inspect.txt" 2>&1  # warms the registry outside the timed runs
+  > "$LOGS/bench_machine.txt" 2>&1
+gst-inspect-1.0 vmafxhip > "$LOGS/bench_inspect.txt" 2>&1  # warms the registry outside the timed runs
 gst-inspect-1.0 nvh264dec > /dev/null 2>&1 || { echo "nvh264dec not registered: no nvcodec (packed runtime?)"; exit 1; }
 
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
@@ -30,7 +35,7 @@ timed() {  # $1 name, rest: command
   local times=() t0 rc
   for r in $(seq "$REPS"); do
     t0=$(date +%s%N)
-    timeout "$(left)" "$@" > "$OUT/$name.log" 2>&1; rc=$?
+    timeout "$(left)" "$@" > "$LOGS/$name.log" 2>&1; rc=$?
     times+=($(( ($(date +%s%N) - t0) / 1000000 )))
     [ $rc = 0 ] || { echo "$name: rc=$rc (see $name.log)" >&2; echo -1; return; }
   done
@@ -40,7 +45,7 @@ dec() {  # $1 stream file, $2 tail
   case $1 in *.h265) echo "filesrc location=$1 ! h265parse ! nvh265dec ! $2" ;;
              *) echo "filesrc location=$1 ! h264parse ! nvh264dec ! $2" ;; esac
 }
-frames_of() { grep -c 'type=(string)frame' "$OUT/$1.log"; }
+frames_of() { grep -c 'type=(string)frame' "$LOGS/$1.log"; }
 
 if [[ " $sections " == *" nvdec "* ]]; then
   for size in 1080p 2160p; do
@@ -63,21 +68,21 @@ if [[ " $sections " == *" nvdec "* ]]; then
         printf "nvdec %s: decode alone %d ms; decode+score CUDAMemory %d ms (%d frames, +%.1f %% over decode); " \
                "system memory %d ms (%d frames, +%.1f %%)\n", n, d, z, zf, d > 0 ? 100 * (z - d) / d : -1, s, sf,
                d > 0 ? 100 * (s - d) / d : -1 }'
-      grep -h -o 'CUDA frames are read on the GPU[^"]*' "$OUT/nvdec_${size}_${codec}_cuda.log" | head -1
+      grep -h -o 'CUDA frames are read on the GPU[^"]*' "$LOGS/nvdec_${size}_${codec}_cuda.log" | head -1
     done
   done
 fi
 
-# Peak device memory of the GPU while "$@" runs (nvidia-smi every 200 ms), in MiB, into $OUT/$1.mem.
+# Peak device memory of the GPU while "$@" runs (nvidia-smi every 200 ms), in MiB, into $LOGS/$1.mem.
 with_memory() {  # $1 name, rest: command
   local name=$1; shift
   ( while :; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null; sleep 0.2; done ) \
-    > "$OUT/$name.mem" &
+    > "$LOGS/$name.mem" &
   local poller=$!
   local t0=$(date +%s%N)
-  timeout "$(left)" "$@" > "$OUT/$name.log" 2>&1
+  timeout "$(left)" "$@" > "$LOGS/$name.log" 2>&1
   local rc=$?
-  echo $(( ($(date +%s%N) - t0) / 1000000 )) > "$OUT/$name.ms"
+  echo $(( ($(date +%s%N) - t0) / 1000000 )) > "$LOGS/$name.ms"
   kill $poller 2>/dev/null; wait $poller 2>/dev/null
   return $rc
 }
@@ -99,7 +104,7 @@ if [[ " $sections " == *" many "* ]]; then
     done
     with_memory many_eight gst-launch-1.0 -m $chains; rc=$?
     # Every frame message of every stream, all score fields as GStreamer prints them (doubles round-trip exactly).
-    python3 - "$OUT" "$idle" "$rc" <<'PY'
+    python3 - "$LOGS" "$idle" "$rc" <<'PY'
 import os, re, sys
 out, idle, rc = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 timing = {"type", "timestamp", "stream-time", "running-time", "duration"}
@@ -165,7 +170,9 @@ if [[ " $sections " == *" gl "* ]]; then
     awk -v p=$platform -v z="$z" -v d="$d" -v zf="$zf" -v df="$df" 'BEGIN {
       printf "gl %s 1080p: zero-copy %d ms (%d frames, %.1f fps); gldownload %d ms (%d frames, %.1f fps)\n",
              p, z, zf, z > 0 ? zf * 1000 / z : 0, d, df, d > 0 ? df * 1000 / d : 0 }'
-    echo "gl $platform zero-copy run: $(grep -c 'GL frames are downloaded' "$OUT/gl_${platform}_zero_copy.log") download notices (0: every frame read through the interop)"
+    echo "gl $platform zero-copy run: $(grep -c 'GL frames are downloaded' "$LOGS/gl_${platform}_zero_copy.log") download notices (0: every frame read through the interop)"
   done
 fi
+[ $own_logs = 1 ] && python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], "w:xz"); t.add(sys.argv[2], arcname="."); t.close()' \
+  "$OUT/bench-nvdec-logs.tar.xz" "$LOGS" && rm -rf "$LOGS"
 echo "bench-nvdec done $(( $(date +%s) - START ))s"
