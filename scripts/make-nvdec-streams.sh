@@ -8,8 +8,9 @@
 #                      576x324 clip), decoded on the GPU too (raw 1080p or 4K would not fit an upload)
 #   dist_<size>.h264   the distorted stream, x264 at a low bit rate (1080p 700 kbit/s, 4K 2000 kbit/s)
 #   dist_<size>.h265   the same with x265 (where x265enc exists: Debian's gstreamer1.0-plugins-bad)
-# About 4.5 MB for 1080p and 12 MB for 4K (the GPU machine takes 64 MiB per call, the packed runtime is 46 MB of it:
-# stage.sh sends 4K in a call of its own). Measured here (2 loaded cores): 1080p veryfast about 4 minutes.
+# About 4 MB for 1080p and 10 MB for 4K (the GPU machine takes 64 MiB per call, the packed runtime is 46 MB of it:
+# stage.sh sends 4K in a call of its own). Measured here (2 cores shared with other builds): 1080p about 4 minutes,
+# 4K about 7 minutes more.
 # Usage: scripts/make-nvdec-streams.sh [out-dir] [sizes]   (default .devdata/nvdec, sizes "1080p 2160p")
 # Prints each file's size; re-running skips files that exist (delete them to remake).
 set -euo pipefail
@@ -26,8 +27,10 @@ gst-inspect-1.0 h264parse >/dev/null 2>&1 || { echo "h264parse missing (gstreame
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# 300 frames of 576x324 I420: forwards, backwards, forwards, ... (no jump at the loop points).
-python3 - "$src" "$tmp/loop.yuv" "$frames" <<'PY'
+# 300 frames of 576x324 I420: forwards, backwards, forwards, ... (no jump at the loop points); made when first needed.
+make_loop() {
+  [ -f "$tmp/loop.yuv" ] && return
+  python3 - "$src" "$tmp/loop.yuv" "$frames" <<'PY'
 import sys
 src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 fs = 576 * 324 * 3 // 2
@@ -40,6 +43,7 @@ with open(dst, "wb") as f:
     for fr in order[:n]:
         f.write(fr)
 PY
+}
 raw="filesrc location=$tmp/loop.yuv ! rawvideoparse width=576 height=324 format=i420 framerate=25/1"
 have_x265=0
 gst-inspect-1.0 x265enc >/dev/null 2>&1 && gst-inspect-1.0 h265parse >/dev/null 2>&1 && have_x265=1
@@ -52,6 +56,7 @@ for size in $sizes; do
   scale="videoscale method=bilinear ! video/x-raw,width=$w,height=$h,format=I420"
   enc() {  # $1 file, $2 encoder chain, $3 parser chain
     [ -s "$out/$1" ] && { echo "$1 exists ($(stat -c %s "$out/$1") bytes)"; return; }
+    make_loop
     gst-launch-1.0 -q $raw ! $scale ! $2 ! $3 ! filesink location="$out/$1.part" >/dev/null
     mv "$out/$1.part" "$out/$1"
     echo "$1: $(stat -c %s "$out/$1") bytes, $frames frames ${w}x$h"
