@@ -166,14 +166,16 @@ TEST(GstCuda, Nvh265decZeroCopyEqualsSystemMemory) {
 
 // GStreamer's own context constructor (cuCtxCreate), from its CUDA library.
 struct GstCudaApi {
+  gboolean (*load_library)() = nullptr;
   GstObject* (*context_new)(guint device_id) = nullptr;
   GstContext* (*context_new_cuda_context)(GstObject* ctx) = nullptr;
-  bool ok() const { return context_new && context_new_cuda_context; }
+  bool ok() const { return load_library && context_new && context_new_cuda_context && load_library(); }
 };
 GstCudaApi gst_cuda_api() {
   GstCudaApi a;
   void* h = dlopen("libgstcuda-1.0.so.0", RTLD_NOW | RTLD_LOCAL);
   if (!h) return a;
+  a.load_library = reinterpret_cast<gboolean (*)()>(dlsym(h, "gst_cuda_load_library"));
   a.context_new = reinterpret_cast<GstObject* (*)(guint)>(dlsym(h, "gst_cuda_context_new"));
   a.context_new_cuda_context = reinterpret_cast<GstContext* (*)(GstObject*)>(dlsym(h, "gst_context_new_cuda_context"));
   return a;
