@@ -1153,8 +1153,8 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
 
   install_bool(gobject_class, PROP_ALLOW_COPY, "allow-copy",
                "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped on the host and uploaded; GL "
-               "textures the GL check refuses: downloaded through GL; CUDA memory of another context or GPU: copied on the "
-               "device, or downloaded for a CPU scorer); false: such input is an error naming the reason",
+               "textures the GL check refuses: downloaded through GL; CUDA memory of another context or GPU: copied "
+               "on the device, or downloaded for a CPU scorer); false: such input is an error naming the reason",
                true);
   g_object_class_install_property(
       gobject_class, PROP_FRAMES_COPIED,

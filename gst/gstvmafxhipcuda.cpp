@@ -63,10 +63,12 @@ const GstCudaLib& gst_cuda_lib() {
                             {"gst_cuda_context_get_type", sym("gst_cuda_context_get_type", &lib.context_get_type)},
                             {"gst_cuda_context_new_wrapped",
                              sym("gst_cuda_context_new_wrapped", &lib.context_new_wrapped)},
-                            {"gst_cuda_context_get_handle", sym("gst_cuda_context_get_handle", &lib.context_get_handle)},
+                            {"gst_cuda_context_get_handle",
+                             sym("gst_cuda_context_get_handle", &lib.context_get_handle)},
                             {"gst_cuda_handle_context_query",
                              sym("gst_cuda_handle_context_query", &lib.handle_context_query)},
-                            {"gst_cuda_handle_set_context", sym("gst_cuda_handle_set_context", &lib.handle_set_context)}})
+                            {"gst_cuda_handle_set_context",
+                             sym("gst_cuda_handle_set_context", &lib.handle_set_context)}})
       if (!ok) absent += std::string(absent.empty() ? "" : ", ") + name;
     if (!absent.empty()) {
       lib.why = lib.library + " lacks " + absent;
@@ -366,9 +368,9 @@ Status describe_cuda_buffer(GstBuffer* buffer, const GstVideoInfo& info, cuda::C
   const GstVideoMeta* meta = gst_buffer_get_video_meta(buffer);
   if (meta && (meta->format != format || meta->width != f.width || meta->height != f.height ||
                meta->n_planes != f.n_planes))
-    return {Errc::invalid_argument, std::string("the buffer's video meta (") + gst_video_format_to_string(meta->format) +
-                                        " " + std::to_string(meta->width) + "x" + std::to_string(meta->height) +
-                                        ") does not match its caps"};
+    return {Errc::invalid_argument, std::string("the buffer's video meta (") +
+                                        gst_video_format_to_string(meta->format) + " " + std::to_string(meta->width) +
+                                        "x" + std::to_string(meta->height) + ") does not match its caps"};
   auto h = std::make_shared<HeldBuffer>();
   for (unsigned i = 0; i < f.n_planes; i++) {
     const size_t offset = meta ? meta->offset[i] : GST_VIDEO_INFO_PLANE_OFFSET(&info, i);

@@ -283,13 +283,13 @@ Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const
     same = {SameGpu::Basis::rule, "by rule: nothing names the context's GPU, its renderer '" + ctx.renderer +
                                       "' names " + device->name + " and the runtime has that one device only"};
   } else if (device->vendor == Vendor::amd) {
-    return {Errc::device_unavailable,
-            "nothing names the GPU of " + ctx.describe() + " (no PCI bus id, no device UUID" +
-                std::string(names_device(ctx.renderer, device->name) ? "; the renderer names the device but the runtime "
-                                                                       "has " + std::to_string(device->vendor_devices) +
-                                                                       " devices"
-                                                                     : "; the renderer does not name the device") +
-                "), and ROCm's GL interop must not be handed another GPU's context; device: " + dev};
+    const std::string why = names_device(ctx.renderer, device->name)
+                                ? "the renderer names the device but the runtime has " +
+                                      std::to_string(device->vendor_devices) + " devices"
+                                : std::string("the renderer does not name the device");
+    return {Errc::device_unavailable, "nothing names the GPU of " + ctx.describe() + " (no PCI bus id, no device UUID; " +
+                                          why + "), and ROCm's GL interop must not be handed another GPU's context; " +
+                                          "device: " + dev};
   } else {
     same = {SameGpu::Basis::device_list, "nothing names the context's GPU (renderer '" + ctx.renderer + "', " +
                                              std::to_string(device->vendor_devices) +

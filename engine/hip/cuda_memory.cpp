@@ -248,9 +248,8 @@ struct CopyPool {
         return Status::ok();
       }
     }
-    frames.erase(std::remove_if(frames.begin(), frames.end(),
-                                [&](const std::unique_ptr<Frame>& f) { return !f->in_use && f->memory.size() != bytes; }),
-                 frames.end());
+    auto idle_other = [&](const std::unique_ptr<Frame>& f) { return !f->in_use && f->memory.size() != bytes; };
+    frames.erase(std::remove_if(frames.begin(), frames.end(), idle_other), frames.end());
     auto f = std::make_unique<Frame>();
     VMAFX_TRY(DeviceBuffer::create(device, bytes, &f->memory));
     f->in_use = true;

@@ -36,8 +36,8 @@ Status plan_cuda_picture(const CudaFrame& frame, PictureView* out, size_t extent
   const bool sp = semi_planar(fmt.format);
   const unsigned need = fmt.chroma == Chroma::k400 ? 1u : (sp ? 2u : 3u);
   if (frame.n_planes < need || frame.n_planes > 3)
-    return {Errc::invalid_argument, "CUDA frame has " + std::to_string(frame.n_planes) + " plane(s); its format needs " +
-                                        std::to_string(need)};
+    return {Errc::invalid_argument, "CUDA frame has " + std::to_string(frame.n_planes) +
+                                        " plane(s); its format needs " + std::to_string(need)};
   const size_t bps = fmt.bit_depth > 8 ? 2 : 1;
   const uint32_t cw = chroma_width_stored(fmt.chroma, frame.width);
   const uint32_t ch = chroma_height_stored(fmt.chroma, frame.height);

@@ -61,10 +61,11 @@ std::string open_gpu_gl(GpuGl* g) {
   const char* platform = std::getenv("VMAFX_TEST_GL_PLATFORM");
   if (platform && std::string(platform) == "glx") {
     GstGLDisplay* x = gst_gl_display_new_with_type(GST_GL_DISPLAY_TYPE_X11);  // $DISPLAY
-    if (!x) return "no X display for GLX (DISPLAY=" + std::string(std::getenv("DISPLAY") ? std::getenv("DISPLAY") : "") + ")";
+    const char* name = std::getenv("DISPLAY");
+    if (!x) return "no X display for GLX (DISPLAY=" + std::string(name ? name : "") + ")";
     g->display = x;
     std::printf("GPU %s (%s), GL display %s (GLX on %s)\n", di.name.c_str(), di.pci_bus_id.c_str(),
-                GST_OBJECT_NAME(x), std::getenv("DISPLAY"));
+                GST_OBJECT_NAME(x), name);
     return "";
   }
   if (di.vendor != hip::Vendor::nvidia)

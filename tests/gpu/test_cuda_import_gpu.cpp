@@ -79,7 +79,8 @@ struct DeviceNv12 {
 std::vector<uint8_t> to_nv12(const PictureView& v, size_t pitch) {
   const uint32_t cw = (v.width + 1) / 2, ch = (v.height + 1) / 2;
   std::vector<uint8_t> out(pitch * (v.height + ch), 0);
-  for (uint32_t y = 0; y < v.height; y++) std::memcpy(&out[y * pitch], v.planes[0].data + y * v.planes[0].stride, v.width);
+  for (uint32_t y = 0; y < v.height; y++)
+    std::memcpy(&out[y * pitch], v.planes[0].data + y * v.planes[0].stride, v.width);
   for (uint32_t y = 0; y < ch; y++)
     for (uint32_t x = 0; x < cw; x++) {
       out[(v.height + y) * pitch + 2 * x] = v.planes[1].data[y * v.planes[1].stride + x];

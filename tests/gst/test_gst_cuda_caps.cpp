@@ -87,7 +87,8 @@ GstBuffer* cuda_nv12_buffer(const PictureView& v) {
   const size_t size = pitch * (v.height + ch);
   auto* m = static_cast<FakeCudaMemory*>(g_malloc0(sizeof(FakeCudaMemory)));
   m->data = static_cast<guint8*>(g_malloc0(size));
-  for (uint32_t y = 0; y < v.height; y++) std::memcpy(m->data + y * pitch, v.planes[0].data + y * v.planes[0].stride, v.width);
+  for (uint32_t y = 0; y < v.height; y++)
+    std::memcpy(m->data + y * pitch, v.planes[0].data + y * v.planes[0].stride, v.width);
   for (uint32_t y = 0; y < ch; y++)
     for (uint32_t x = 0; x < cw; x++) {
       m->data[(v.height + y) * pitch + 2 * x] = v.planes[1].data[y * v.planes[1].stride + x];
