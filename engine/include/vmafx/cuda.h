@@ -14,7 +14,7 @@
 //      wrapping the engine's, or the engine adopts the decoder's, adopt_context()). The producer's stream, if any, is
 //      waited for on the device: an event recorded on it, the library stream waiting for that event. Memory of another
 //      context or GPU is copied device to device into a frame of the engine's (cuMemcpyPeerAsync, on the library
-//      stream) when allow_copy, else refused naming both contexts.
+//      stream) when allow_copy, else refused (Errc::device_unavailable) naming both contexts.
 //   4. CudaPicture::release() gives the memory back behind an event recorded on the library stream after the last
 //      read: a thread waits for that event and then runs the caller's release (the GstBuffer unref), so the producer's
 //      pool gets its buffer back as soon as the GPU is done, without a device-wide wait.
@@ -108,7 +108,8 @@ class CudaImporter {
   // Errc::device_unavailable when there is none (also in a build without the HIP engine).
   static Status create(const CudaImporterConfig& config, std::unique_ptr<CudaImporter>* out);
 
-  // Checks (plan_cuda_picture), waits for the producer's stream, reads in place or copies (decide_cuda_path).
+  // Checks (plan_cuda_picture), waits for the producer's stream, reads in place or copies (decide_cuda_path); memory
+  // of another context with allow_copy false is Errc::device_unavailable naming both contexts.
   virtual Status import(const CudaFrame& frame, std::unique_ptr<CudaPicture>* out) = 0;
   virtual CudaImportStats stats() const = 0;
   // "in place on nvidia device 0 'NVIDIA H200' (CUDA context 0x...)"; after a copy also why.
