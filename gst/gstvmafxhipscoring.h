@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The element's only door to the engine: one scoring session per stream (or per segment after a flushing seek).
+// Everything the element asks the engine goes through ScoringSession, so that moving to another Scorer API touches
+// this header's implementation only.
+//
+// The interface is the engine's frame-pair one: submit(pair, block) with a non-blocking mode that answers
+// Errc::busy, results handed back through a callback in frame order, flush at the end. Behind it today sits the
+// Scorer of engine/include/vmafx/scorer.h (submit + next/wait_next, one model per scorer): the session runs one
+// scorer per model and a feeder thread that submits the pairs and pulls the finished frames, so that streaming
+// threads never compute. With the engine's callback API (on_frame, FramePair, StreamGeometry, model and feature
+// lists) the feeder thread and the per-model scorers go away and submit() calls Scorer::submit directly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gstvmafxhipimport.h"
+#include "vmafx/collector.h"
+#include "vmafx/scorer.h"
+#include "vmafx/status.h"
+
+namespace vmafx::gst {
+
+using OptionPairs = std::vector<std::pair<std::string, std::string>>;
+
+// One model to score: a built-in version or a libvmaf JSON file, and the score column it writes.
+struct ScoringModel {
+  std::string model;
+  std::string name;  // score column ("vmaf" for the first model)
+};
+
+// One feature beyond the models' (libvmaf's --feature NAME=opt=val:opt=val).
+struct ScoringFeature {
+  std::string name;
+  OptionPairs options;
+};
+
+enum class Scaling { none, bicubic, bilinear, lanczos };
+
+struct ScoringConfig {
+  std::vector<ScoringModel> models;  // empty: features only
+  bool disable_clip = false;
+  bool enable_transform = false;
+  bool conf_interval = false;
+  std::vector<ScoringFeature> features;
+  unsigned threads = 0;  // engine worker threads (0 and 1: the feeder thread computes)
+  unsigned subsample = 1;
+  Backend backend = Backend::auto_select;
+  Vendor vendor = Vendor::auto_select;
+  int device_id = -1;
+  Scaling scaling = Scaling::bicubic;  // used only when the distorted size differs from the reference's
+  // Every scored frame, in frame order, never two at once, from the session's thread; values follow
+  // ScoringSession::score_names().
+  std::function<void(const FrameScore&)> on_frame;
+  // Said once per cause: a one-line `text` for the bus, `detail` for the debug log.
+  std::function<void(bool warning, const std::string& text, const std::string& detail)> on_notice;
+};
+
+struct ScoringGeometry {
+  VideoGeometry ref;
+  VideoGeometry dist;  // width/height may differ from ref's (then `scaling` applies when the engine can)
+};
+
+class ScoringSession {
+ public:
+  static Status create(const ScoringConfig& cfg, const ScoringGeometry& geometry,
+                       std::unique_ptr<ScoringSession>* out);
+  // Stops without finishing: pairs not handed to the engine yet are released, nothing more is reported.
+  ~ScoringSession();
+  ScoringSession(const ScoringSession&) = delete;
+  ScoringSession& operator=(const ScoringSession&) = delete;
+
+  // Every per-frame score column, in the order of FrameScore::values.
+  const std::vector<std::string>& score_names() const;
+  // The score column of each model, in the configured order (empty without models).
+  const std::vector<std::string>& model_score_names() const;
+  Backend backend() const;
+  std::string backend_description() const;
+  // Whether submit() takes scored=false pairs (computed for the temporal features only, so that the next frame's
+  // motion stays exact). When it does not, the element leaves such a pair out entirely.
+  bool supports_unscored() const;
+  // Whether a distorted stream of another size than the reference's can be scored (brought to the reference's size
+  // with ScoringConfig::scaling) by this engine build.
+  static bool scales_distorted();
+
+  // A non-blocking submit would be accepted now (a hint: importing a frame that would be refused costs work).
+  bool has_room() const;
+  // Hands over a pair; the pictures are released exactly once, when the engine no longer reads them (also on
+  // failure). block=false: Errc::busy when the session is full. `user` comes back in FrameScore::user.
+  Status submit(ImportedPicture ref, ImportedPicture dist, int64_t timestamp, uint64_t user, bool scored,
+                bool block);
+  // Wakes every blocked submit (it returns Errc::busy) and refuses new pairs until the session is destroyed.
+  void interrupt();
+
+  // End of stream: every submitted frame is finished and reported through on_frame when this returns.
+  Status flush();
+  // After flush(): all scores (every model's columns), for pooling and the results file.
+  const Collector& collector() const;
+  uint64_t frames_submitted() const;
+  double fps() const;
+
+ private:
+  ScoringSession() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+const char* scaling_name(Scaling s);
+
+}  // namespace vmafx::gst
