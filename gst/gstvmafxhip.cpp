@@ -169,6 +169,16 @@ GstClockTime frame_period(const GstVideoInfo& info) {
   return gst_util_uint64_scale_int(GST_SECOND, GST_VIDEO_INFO_FPS_D(&info), GST_VIDEO_INFO_FPS_N(&info));
 }
 
+// The first clause of an engine message, for an error's one-line text (the whole message goes into its debug text);
+// a refusal because of allow-copy=false says so.
+std::string short_reason(const std::string& m) {
+  std::string s = m.substr(0, m.find("; "));
+  if (s.size() < m.size() && m.find("allow-copy=false") != std::string::npos &&
+      s.find("allow-copy=false") == std::string::npos)
+    s += " (allow-copy=false forbids a copy)";
+  return s;
+}
+
 // Posts an error once per run (later failures are consequences of the first); marks the element failed.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,
                    const std::string& text, const std::string& debug) {
@@ -444,10 +454,10 @@ Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedP
   return st;
 }
 
-// Hands the formed pairs to the session in the order they were formed. Under submit_mu (one submitter at a time).
-GstFlowReturn submit_pending(GstVmafxhip* self) {
+// Hands the formed pairs to the session in the order they were formed. The caller holds submit_mu (one submitter
+// at a time).
+GstFlowReturn submit_pending_held(GstVmafxhip* self) {
   ElementState& s = state(self);
-  std::lock_guard<std::mutex> sub(s.submit_mu);
   for (;;) {
     vg::FramePairOut pr;
     bool live;
@@ -488,7 +498,7 @@ GstFlowReturn submit_pending(GstVmafxhip* self) {
         const std::string role = p == kRefPad ? "reference" : "distorted";
         VMAFXHIP_ERROR(self, vg::error_code_for(st.code()),
                        "Cannot read the " + role + " frame on " + pad_name(p) + " (" + (kind ? kind->name : "?") +
-                           "): " + st.message(),
+                           "): " + short_reason(st.message()),
                        st.to_string());
         return GST_FLOW_ERROR;
       }
@@ -519,10 +529,17 @@ GstFlowReturn submit_pending(GstVmafxhip* self) {
   }
 }
 
+GstFlowReturn submit_pending(GstVmafxhip* self) {
+  std::lock_guard<std::mutex> sub(state(self).submit_mu);
+  return submit_pending_held(self);
+}
+
 // Once per session, when no further pair can form: every submitted frame is finished and its message posted.
 void finish_engine(GstVmafxhip* self) {
   ElementState& s = state(self);
   std::lock_guard<std::mutex> sub(s.submit_mu);
+  // Pairs another thread formed before pairing ended go first.
+  if (submit_pending_held(self) != GST_FLOW_OK) return;
   {
     std::lock_guard<std::mutex> lk(s.mu);
     if (s.engine_done) return;
@@ -672,6 +689,14 @@ void end_session(GstVmafxhip* self, bool pooled) {
 // ---------------------------------------------------------------------------------------------------------------
 // Pairing
 
+// Pairs join the submission queue in the critical section that formed them, so that they reach the engine in the
+// order they formed, whichever streaming thread submits them.
+void enqueue_pairs_locked(ElementState& s, std::vector<vg::FramePairOut>* pairs) {
+  for (auto& pr : *pairs) s.to_submit.push_back(std::move(pr));
+  s.paired += pairs->size();
+  pairs->clear();
+}
+
 bool pad_full_locked(const ElementState& s, unsigned p) {
   const guint64 max_bytes = s.active.max_reference_bytes;
   return s.pairer.held_frames(p) > s.active.max_reference_frames ||
@@ -775,8 +800,7 @@ GstFlowReturn after_pairing(GstVmafxhip* self, std::vector<vg::FramePairOut>* pa
   bool over;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    for (auto& pr : *pairs) s.to_submit.push_back(std::move(pr));
-    s.paired += pairs->size();
+    enqueue_pairs_locked(s, pairs);
     count_skips_locked(self, *skips, frame_message_enabled(s), &notes);
     over = s.pairer.over();
   }
@@ -843,6 +867,7 @@ GstFlowReturn pair_buffer(GstVmafxhip* self, unsigned p, GstBuffer* buf) {
     } else {
       s.pairer.push(p, std::move(f), &pairs, &skips);
     }
+    enqueue_pairs_locked(s, &pairs);
     const GstFlowReturn w = wait_for_room_locked(self, lk, p, &skips);
     if (w != GST_FLOW_OK) {
       if (sync_message) gst_structure_free(sync_message);
@@ -1139,6 +1164,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         s.pads[p].eos = true;
         if (s.active.auto_sync && !s.sync_done && sync_ready_locked(s))
           run_sync_locked(self, &pairs, &skips, &sync_message);
+        enqueue_pairs_locked(s, &pairs);
         s.pairer.end(p, &skips);
         s.cv.notify_all();
       }

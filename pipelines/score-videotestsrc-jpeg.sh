@@ -14,4 +14,4 @@ gst-launch-1.0 -m \
     ! video/x-raw,format=I420,width=640,height=360,framerate=25/1 ! tee name=t \
   t. ! queue ! v.ref_sink \
   t. ! queue ! jpegenc quality="$quality" ! jpegdec ! v.dist_sink \
-  vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+  vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"
