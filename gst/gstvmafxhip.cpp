@@ -697,7 +697,11 @@ void enqueue_pairs_locked(ElementState& s, std::vector<vg::FramePairOut>* pairs)
   pairs->clear();
 }
 
+bool sync_pending_locked(const ElementState& s) { return s.active.auto_sync && !s.sync_done; }
+
 bool pad_full_locked(const ElementState& s, unsigned p) {
+  // auto-sync holds the first frames of each stream itself, as many as its search reads.
+  if (sync_pending_locked(s)) return s.sync_frames[p].size() > size_t(vg::kAutoSyncWindow) + vg::kSyncPairsPerOffset;
   const guint64 max_bytes = s.active.max_reference_bytes;
   return s.pairer.held_frames(p) > s.active.max_reference_frames ||
          (max_bytes && s.pairer.held_bytes(p) > max_bytes && s.pairer.held_frames(p) > 1);
@@ -705,8 +709,12 @@ bool pad_full_locked(const ElementState& s, unsigned p) {
 
 // Live: the oldest waiting frames are skipped. Otherwise the pad waits for its partner pad (backpressure), which
 // must be linked and must make progress within stall-timeout.
+void run_sync_locked(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
+                     GstStructure** message);
+
 GstFlowReturn wait_for_room_locked(GstVmafxhip* self, std::unique_lock<std::mutex>& lk, unsigned p,
-                                   std::vector<vg::Skip>* skips) {
+                                   std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
+                                   GstStructure** sync_message) {
   ElementState& s = state(self);
   const unsigned o = 1 - p;
   const gint64 wait_start = g_get_monotonic_time();
@@ -723,7 +731,13 @@ GstFlowReturn wait_for_room_locked(GstVmafxhip* self, std::unique_lock<std::mute
       return GST_FLOW_ERROR;
     }
     if (is_live_locked(s)) {
-      s.pairer.drop_oldest(p, SkipReason::late, skips);
+      if (sync_pending_locked(s)) {
+        // A live source does not wait for the other stream's first frames: the search takes what there is.
+        run_sync_locked(self, pairs, skips, sync_message);
+        enqueue_pairs_locked(s, pairs);
+      } else {
+        s.pairer.drop_oldest(p, SkipReason::late, skips);
+      }
       continue;
     }
     unsigned timeout_s;
@@ -783,6 +797,9 @@ void run_sync_locked(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, st
     for (unsigned p = 0; p < 2; p++)
       if (i < s.sync_frames[p].size()) s.pairer.push(p, std::move(s.sync_frames[p][i]), pairs, skips);
   for (auto& v : s.sync_frames) v.clear();
+  // A stream that ended while the frames were held ends in the pairer now.
+  for (unsigned p = 0; p < 2; p++)
+    if (s.pads[p].eos) s.pairer.end(p, skips);
 }
 
 bool sync_ready_locked(const ElementState& s) {
@@ -868,7 +885,7 @@ GstFlowReturn pair_buffer(GstVmafxhip* self, unsigned p, GstBuffer* buf) {
       s.pairer.push(p, std::move(f), &pairs, &skips);
     }
     enqueue_pairs_locked(s, &pairs);
-    const GstFlowReturn w = wait_for_room_locked(self, lk, p, &skips);
+    const GstFlowReturn w = wait_for_room_locked(self, lk, p, &pairs, &skips, &sync_message);
     if (w != GST_FLOW_OK) {
       if (sync_message) gst_structure_free(sync_message);
       return w;
@@ -1054,7 +1071,6 @@ void output_eos(GstVmafxhip* self) {
       if (s.failed || s.stopping || s.pads[p].flushing) return;
       const bool live = is_live_locked(s);
       if (live ? s.pairer.over() : s.pads[o].eos) break;
-      if (!gst_pad_is_linked(self->sink[o])) break;  // nothing will come: the pairs so far are the result
       const gint64 waited = g_get_monotonic_time() - start;
       if (live) {
         // The waiting frames' partners get the hold window to arrive.
@@ -1162,14 +1178,25 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
       {
         std::lock_guard<std::mutex> lk(s.mu);
         s.pads[p].eos = true;
-        if (s.active.auto_sync && !s.sync_done && sync_ready_locked(s))
-          run_sync_locked(self, &pairs, &skips, &sync_message);
-        enqueue_pairs_locked(s, &pairs);
-        s.pairer.end(p, &skips);
+        if (sync_pending_locked(s)) {
+          // The search runs once both streams gave their first frames or ended; it ends this stream then.
+          if (sync_ready_locked(s)) run_sync_locked(self, &pairs, &skips, &sync_message);
+          enqueue_pairs_locked(s, &pairs);
+        } else {
+          s.pairer.end(p, &skips);
+        }
         s.cv.notify_all();
       }
       gst_event_unref(event);
       (void)after_pairing(self, &pairs, &skips, sync_message);
+      if (!gst_pad_is_linked(self->sink[1 - p])) {
+        // Its frames waited for a pad that never delivers anything: say so rather than wait for ever.
+        VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_PAD}),
+                       std::string(pad_name(1 - p)) + " is not linked: link both ref_sink and dist_sink",
+                       std::string(pad_name(p)) + " ended with " + std::to_string(s.pads[p].received) +
+                           " frames and nothing to pair them with");
+        return TRUE;
+      }
       if (output) output_eos(self);
       return TRUE;
     }

@@ -102,6 +102,8 @@ bool handle(GstElement* pipeline, GstMessage* msg, RunResult* r, const RunOption
         if (o.on_frame) o.on_frame(pipeline, s);
       } else if (type && std::string(type) == "pooled") {
         r->pooled.push_back(copy_structure(s));
+      } else {
+        r->others.push_back(copy_structure(s));
       }
       break;
     }

@@ -38,6 +38,7 @@ struct RunResult {
   bool timed_out = false;
   std::vector<Structure> frames;  // VMAF type=frame, in bus order
   std::vector<Structure> pooled;  // VMAF type=pooled
+  std::vector<Structure> others;  // the other VMAF messages (type=skipped, type=sync)
   std::vector<BusMessage> errors, warnings, infos;
   guint64 frames_scored = 0;
   guint64 frames_skipped = 0;
