@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gstvmafxhipgl.h"
@@ -106,6 +107,9 @@ struct ElementState {
 
   std::mutex submit_mu;
   std::unique_ptr<vg::ScoringSession> session;  // created at the first pair; pointer changes under submit_mu and mu
+  std::unique_ptr<vg::ScoringSession> created;  // made by make_session, taken over under submit_mu
+  std::thread creator;                          // live: makes the session off the streaming threads
+  std::atomic<bool> creator_done{false};
   std::vector<std::string> fields;
   std::string first_model_column;
   vmafx::VideoGeometry session_geometry[2];
@@ -330,10 +334,9 @@ void post_notice(GstVmafxhip* self, bool warning, const std::string& text, const
                 {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, text, __FILE__, GST_FUNCTION, __LINE__);
 }
 
-// Under submit_mu. False after posting the error.
-bool ensure_session(GstVmafxhip* self) {
+// Makes the session (into s.created, under mu). False after posting the error.
+bool make_session(GstVmafxhip* self) {
   ElementState& s = state(self);
-  if (s.session) return true;
   vg::Settings a;
   vmafx::VideoGeometry g[2];
   GstCaps* caps[2];
@@ -377,6 +380,10 @@ bool ensure_session(GstVmafxhip* self) {
   cfg.vendor = vg::to_vendor(a.vendor);
   cfg.device_id = a.device_id;
   cfg.scaling = vg::to_scaling(a.scale_method);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    cfg.background_priority = is_live_locked(s);
+  }
   cfg.on_frame = [self](const vmafx::FrameScore& fs) { post_frame(self, fs); };
   cfg.on_notice = [self](bool warning, const std::string& text, const std::string& detail) {
     post_notice(self, warning, text, detail);
@@ -417,8 +424,34 @@ bool ensure_session(GstVmafxhip* self) {
   s.first_model_column = session->model_score_names().empty() ? "" : session->model_score_names()[0];
   s.session_geometry[0] = g[0];
   s.session_geometry[1] = g[1];
-  s.session = std::move(session);
+  s.created = std::move(session);
   return true;
+}
+
+enum class SessionReady { yes, not_yet, failed };
+
+// Under submit_mu. Not live: the session is made here, at the first pair. Live: on a thread of its own (loading the
+// model and probing the GPU takes longer than a frame), while the pairs before it is ready are skipped as busy.
+SessionReady ensure_session(GstVmafxhip* self, bool live) {
+  ElementState& s = state(self);
+  if (s.session) return SessionReady::yes;
+  if (!live && !s.creator.joinable()) {
+    if (!make_session(self)) return SessionReady::failed;
+  } else {
+    if (!s.creator.joinable()) {
+      s.creator_done = false;
+      s.creator = std::thread([self] {
+        (void)make_session(self);
+        state(self).creator_done = true;
+      });
+      return SessionReady::not_yet;
+    }
+    if (!s.creator_done) return SessionReady::not_yet;
+    s.creator.join();
+  }
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.session = std::move(s.created);
+  return s.session ? SessionReady::yes : SessionReady::failed;
 }
 
 // Imports one frame of pad `p` through the input of its caps' kind (made once per session and pad).
@@ -477,7 +510,8 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       m.dist_pts = pr.dist.pts;
       m.segment = s.pads[s.out_pad].segment;
     }
-    if (!ensure_session(self)) return GST_FLOW_ERROR;
+    const SessionReady ready = ensure_session(self, live);
+    if (ready == SessionReady::failed) return GST_FLOW_ERROR;
     auto skip_busy = [&] {
       SkipNotes notes;
       {
@@ -486,7 +520,7 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       }
       report_skips(self, &notes);
     };
-    if (live && !s.session->has_room()) {
+    if (ready == SessionReady::not_yet || (live && !s.session->has_room())) {
       skip_busy();
       continue;
     }
@@ -538,6 +572,11 @@ GstFlowReturn submit_pending(GstVmafxhip* self) {
 void finish_engine(GstVmafxhip* self) {
   ElementState& s = state(self);
   std::lock_guard<std::mutex> sub(s.submit_mu);
+  if (s.creator.joinable()) {
+    s.creator.join();
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!s.session) s.session = std::move(s.created);
+  }
   // Pairs another thread formed before pairing ended go first.
   if (submit_pending_held(self) != GST_FLOW_OK) return;
   {
@@ -639,9 +678,11 @@ void end_session(GstVmafxhip* self, bool pooled) {
     s.cv.notify_all();
   }
   std::lock_guard<std::mutex> sub(s.submit_mu);
+  if (s.creator.joinable()) s.creator.join();
   bool flushed;
   {
     std::lock_guard<std::mutex> lk(s.mu);
+    if (!s.session) s.session = std::move(s.created);
     flushed = s.engine_done;
     s.to_submit.clear();
     s.pairer.reset();

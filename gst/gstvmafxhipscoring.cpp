@@ -3,12 +3,20 @@
 // changes with the callback API.
 #include "gstvmafxhipscoring.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace vmafx::gst {
 
@@ -30,6 +38,17 @@ std::vector<size_t> model_columns(const std::vector<std::string>& names, const s
   for (size_t i = 0; i < names.size(); i++)
     if (names[i] == model || names[i].compare(0, prefix.size(), prefix) == 0) out.push_back(i);
   return out;
+}
+
+// Gives the calling thread the lowest CPU priority (Linux: each thread has its own nice value, and the threads it
+// starts inherit it). Elsewhere nothing changes.
+void lower_thread_priority() {
+#if defined(__linux__)
+  const pid_t tid = pid_t(syscall(SYS_gettid));
+  errno = 0;
+  const int now = getpriority(PRIO_PROCESS, id_t(tid));
+  if (errno == 0) (void)setpriority(PRIO_PROCESS, id_t(tid), std::max(now, 19));
+#endif
 }
 
 }  // namespace
@@ -139,7 +158,17 @@ Status ScoringSession::create(const ScoringConfig& cfg, const ScoringGeometry& g
       };
     }
     std::unique_ptr<Scorer> scorer;
-    Status st = Scorer::create(sc, r, &scorer);
+    Status st;
+    if (cfg.background_priority) {
+      // Created on a thread of lower priority: the engine's worker threads inherit it.
+      std::thread t([&] {
+        lower_thread_priority();
+        st = Scorer::create(sc, r, &scorer);
+      });
+      t.join();
+    } else {
+      st = Scorer::create(sc, r, &scorer);
+    }
     if (!st.is_ok()) return cfg.models.size() > 1 ? st.prepend("model " + cfg.models[i].model) : st;
     const auto& sn = scorer->score_names();
     std::vector<size_t> cols;
@@ -153,7 +182,10 @@ Status ScoringSession::create(const ScoringConfig& cfg, const ScoringGeometry& g
     m.take.push_back(std::move(cols));
     m.scorers.push_back(std::move(scorer));
   }
-  m.feeder = std::thread([&m] { m.run(); });
+  m.feeder = std::thread([&m] {
+    if (m.cfg.background_priority) lower_thread_priority();
+    m.run();
+  });
   *out = std::move(s);
   return Status::ok();
 }

@@ -53,6 +53,9 @@ struct ScoringConfig {
   Vendor vendor = Vendor::auto_select;
   int device_id = -1;
   Scaling scaling = Scaling::bicubic;  // used only when the distorted size differs from the reference's
+  // The session's threads (the engine's workers included) run at a lower CPU priority than the caller's, so that a
+  // live pipeline's streaming threads keep real time on a machine the scoring keeps busy.
+  bool background_priority = false;
   // Every scored frame, in frame order, never two at once, from the session's thread; values follow
   // ScoringSession::score_names().
   std::function<void(const FrameScore&)> on_frame;

@@ -172,6 +172,7 @@ RunResult run_pipeline(GstElement* pipeline, const RunOptions& options) {
     running = handle(pipeline, msg, &r, options, &saw_error);
     gst_message_unref(msg);
   }
+  if (options.at_end) options.at_end(pipeline);
   if (GstElement* v = gst_bin_get_by_name(GST_BIN(pipeline), "v")) {
     g_object_get(v, "frames-scored", &r.frames_scored, "frames-skipped", &r.frames_skipped, nullptr);
     gst_object_unref(v);

@@ -56,6 +56,8 @@ struct RunOptions {
   // The tests read per-frame messages: the element "v" gets frame-message=true (its default is false, as
   // GStreamer's vmaf) unless this is false or the launch line sets frame-message itself.
   bool frame_messages = true;
+  // Called when the run is over (end of stream, error or timeout), before the pipeline goes to NULL.
+  std::function<void(GstElement* pipeline)> at_end;
 };
 
 RunResult run_pipeline(const std::string& launch, const RunOptions& options = {});
