@@ -100,8 +100,11 @@ struct ElementState {
   bool engine_done = false;   // the session is flushed (every frame message is out)
   bool finished = false;      // pooled message posted and EOS pushed
   bool warned_skip = false, warned_colour = false, warned_latency = false;
+  unsigned warned_reasons = 0;  // live: the skip reasons said so far (bit per SkipReason)
   guint32 flush_seqnum = GST_SEQNUM_INVALID;
   GstClockTime last_output_end = GST_CLOCK_TIME_NONE;
+  std::thread::id output_thread;  // the output pad's streaming thread (seen at its last buffer)
+  bool dist_renegotiating = false;  // dist_sink was asked for the reference's size; frames of another size wait
   bool sync_done = false;
   std::vector<vg::PadFrame> sync_frames[2];
 
@@ -241,8 +244,8 @@ vg::FrameTiming timing_in(const GstSegment& seg, GstClockTime pts, GstClockTime 
 
 struct SkipNotes {
   std::vector<std::pair<vg::Skip, vg::FrameTiming>> messages;
-  std::string live_warning;
-  GstStructure* live_details = nullptr;
+  std::vector<std::string> live_warnings;
+  std::vector<GstStructure*> live_details;  // taken by the warnings
 };
 
 vg::SkipReport skip_report_locked(const ElementState& s) {
@@ -258,21 +261,25 @@ vg::SkipReport skip_report_locked(const ElementState& s) {
 
 void count_skips_locked(GstVmafxhip* self, const std::vector<vg::Skip>& skips, bool frame_message, SkipNotes* notes) {
   ElementState& s = state(self);
-  bool new_reason = false;
+  unsigned new_reasons = 0;
   for (const auto& k : skips) {
     s.skips[unsigned(k.reason)]++;
     s.frames_skipped.fetch_add(1, std::memory_order_relaxed);
-    new_reason = new_reason || k.reason != SkipReason::offset;
+    if (k.reason != SkipReason::offset) new_reasons |= 1u << unsigned(k.reason);
     GST_DEBUG_OBJECT(self, "%s frame %" GST_TIME_FORMAT " not scored: %s", pad_name(k.pad), GST_TIME_ARGS(k.pts),
                      vg::skip_reason_field(k.reason));
     if (frame_message)
       notes->messages.emplace_back(k, timing_in(s.pads[k.pad].segment, k.pts, GST_CLOCK_TIME_NONE));
   }
-  // A live pipeline may never end: its one warning comes with the first skip.
-  if (new_reason && !s.warned_skip && is_live_locked(s)) {
-    s.warned_skip = true;
-    notes->live_warning = vg::skip_warning_text(skip_report_locked(s), nullptr);
-    notes->live_details = vg::skip_warning_details(skip_report_locked(s));
+  // A live pipeline may never end: each cause of skips is said once, when it first happens.
+  new_reasons &= ~s.warned_reasons;
+  if (!new_reasons || !is_live_locked(s)) return;
+  s.warned_reasons |= new_reasons;
+  s.warned_skip = true;
+  for (unsigned r = 0; r < vg::kSkipReasons; r++) {
+    if (!(new_reasons & (1u << r))) continue;
+    notes->live_warnings.push_back(vg::skip_warning_text(skip_report_locked(s), nullptr, SkipReason(r)));
+    notes->live_details.push_back(vg::skip_warning_details(skip_report_locked(s)));
   }
 }
 
@@ -280,13 +287,11 @@ void report_skips(GstVmafxhip* self, SkipNotes* notes) {
   for (const auto& [k, t] : notes->messages)
     gst_element_post_message(GST_ELEMENT(self),
                              gst_message_new_element(GST_OBJECT(self), vg::skip_structure(k.pad, k.reason, t)));
-  if (!notes->live_warning.empty()) {
-    post_warning(self, notes->live_warning, "live pipeline: frames are skipped rather than delaying the source",
-                 notes->live_details);
-    notes->live_details = nullptr;
-  }
-  if (notes->live_details) gst_structure_free(notes->live_details);
-  notes->live_details = nullptr;
+  for (size_t i = 0; i < notes->live_warnings.size(); i++)
+    post_warning(self, notes->live_warnings[i], "live pipeline: frames are skipped rather than delaying the source",
+                 notes->live_details[i]);
+  notes->live_warnings.clear();
+  notes->live_details.clear();
 }
 
 bool frame_message_enabled(ElementState& s) {
@@ -487,6 +492,24 @@ Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedP
   return st;
 }
 
+// Live: pairs the output's thread leaves in line for the next submitter when the scorer has no room.
+constexpr size_t kLivePendingPairs = 2;
+
+// Live: whether the calling thread may wait a little for the scorer (not the output stream's thread, unless that
+// stream ended), and how long: one output frame.
+bool may_wait_for_scorer(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.mu);
+  return std::this_thread::get_id() != s.output_thread || s.pads[s.out_pad].eos;
+}
+
+GstClockTime wait_budget_us(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.mu);
+  const GstClockTime period = s.pads[s.out_pad].has_info ? frame_period(s.pads[s.out_pad].info) : GST_CLOCK_TIME_NONE;
+  return GST_CLOCK_TIME_IS_VALID(period) ? period / GST_USECOND : 40000;
+}
+
 // Hands the formed pairs to the session in the order they were formed. The caller holds submit_mu (one submitter
 // at a time).
 GstFlowReturn submit_pending_held(GstVmafxhip* self) {
@@ -510,7 +533,7 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       m.dist_pts = pr.dist.pts;
       m.segment = s.pads[s.out_pad].segment;
     }
-    const SessionReady ready = ensure_session(self, live);
+    SessionReady ready = ensure_session(self, live);
     if (ready == SessionReady::failed) return GST_FLOW_ERROR;
     auto skip_busy = [&] {
       SkipNotes notes;
@@ -520,7 +543,33 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       }
       report_skips(self, &notes);
     };
+    if (live && (ready == SessionReady::not_yet || !s.session->has_room()) && may_wait_for_scorer(self)) {
+      // Off the output's thread a pair may wait one frame for the scorer: a burst (a queue releasing its frames at
+      // the end) is scored, a scorer slower than the source still skips.
+      const gint64 until = g_get_monotonic_time() + gint64(wait_budget_us(self));
+      while (g_get_monotonic_time() < until) {
+        g_usleep(1000);
+        {
+          std::lock_guard<std::mutex> lk(s.mu);
+          if (s.stopping || s.failed || s.pads[0].flushing || s.pads[1].flushing) break;
+        }
+        if (ready == SessionReady::not_yet) ready = ensure_session(self, live);
+        if (ready == SessionReady::failed) return GST_FLOW_ERROR;
+        if (ready == SessionReady::yes && s.session->has_room()) break;
+      }
+    }
     if (ready == SessionReady::not_yet || (live && !s.session->has_room())) {
+      // The output's thread does not wait: the pair stays first in line for the next submitter (the other pad's
+      // next frame), unless a few pairs wait already.
+      if (!may_wait_for_scorer(self)) {
+        std::lock_guard<std::mutex> lk(s.mu);
+        // While the session is still being made (once, at the start) as many as a pad may hold wait for it.
+        const size_t bound = ready == SessionReady::not_yet ? s.active.max_reference_frames : kLivePendingPairs;
+        if (s.to_submit.size() < bound) {
+          s.to_submit.push_front(std::move(pr));
+          return GST_FLOW_OK;
+        }
+      }
       skip_busy();
       continue;
     }
@@ -656,7 +705,7 @@ void finish_stream(GstVmafxhip* self) {
     s.finished = true;
     no_pairs = !s.session || s.session->frames_submitted() == 0;
     const vg::SkipReport r = skip_report_locked(s);
-    if (!s.warned_skip || no_pairs) warning = vg::skip_warning_text(r, nullptr);
+    if (!s.warned_skip || no_pairs) warning = vg::skip_warning_text(r, nullptr, SkipReason::count_);
     if (no_pairs) warning = "No frame pairs were scored" + (warning.empty() ? std::string() : ": " + warning);
     if (!warning.empty()) details = vg::skip_warning_details(r);
     s.warned_skip = s.warned_skip || !warning.empty();
@@ -702,6 +751,7 @@ void end_session(GstVmafxhip* self, bool pooled) {
     s.skips = {};
     s.paired = 0;
     s.warned_skip = false;
+    s.warned_reasons = 0;
     s.last_output_end = GST_CLOCK_TIME_NONE;
     s.notices_said.clear();
   }
@@ -883,6 +933,12 @@ GstFlowReturn pair_buffer(GstVmafxhip* self, unsigned p, GstBuffer* buf) {
   {
     std::unique_lock<std::mutex> lk(s.mu);
     PadState& ps = s.pads[p];
+    if (p == kDistPad && s.dist_renegotiating) {
+      skips.push_back({p, SkipReason::renegotiated, GST_BUFFER_PTS(buf)});
+      lk.unlock();
+      gst_buffer_unref(buf);
+      return after_pairing(self, &pairs, &skips, nullptr);
+    }
     if (!ps.has_info) {
       lk.unlock();
       gst_buffer_unref(buf);
@@ -961,6 +1017,7 @@ GstFlowReturn vmafxhip_chain(GstPad* pad, GstObject* parent, GstBuffer* buf) {
     }
     s.pads[p].received++;
     s.pads[p].last_activity_us = g_get_monotonic_time();
+    if (output) s.output_thread = std::this_thread::get_id();
     if (output && GST_BUFFER_PTS_IS_VALID(buf))
       s.last_output_end =
           GST_BUFFER_PTS(buf) + (GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : 0);
@@ -979,6 +1036,21 @@ GstFlowReturn vmafxhip_chain(GstPad* pad, GstObject* parent, GstBuffer* buf) {
   const GstFlowReturn scored = pair_buffer(self, p, buf);
   if (scored == GST_FLOW_ERROR || scored == GST_FLOW_FLUSHING || scored == GST_FLOW_NOT_NEGOTIATED) return scored;
   return output ? out : scored;
+}
+
+// Whether dist_sink's upstream can give the reference's size (then a renegotiation can fix a size mismatch).
+bool dist_can_take_reference_size(GstVmafxhip* self, const GstVideoInfo& ref) {
+  GstCaps* templ = gst_pad_get_pad_template_caps(self->sink[kDistPad]);
+  GstCaps* want = gst_caps_copy(templ);
+  gst_caps_unref(templ);
+  for (guint i = 0; i < gst_caps_get_size(want); i++)
+    gst_structure_set(gst_caps_get_structure(want, i), "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(&ref), "height",
+                      G_TYPE_INT, GST_VIDEO_INFO_HEIGHT(&ref), nullptr);
+  GstCaps* up = gst_pad_peer_query_caps(self->sink[kDistPad], want);
+  const bool ok = !gst_caps_is_empty(up);
+  gst_caps_unref(up);
+  gst_caps_unref(want);
+  return ok;
 }
 
 // Checks the two pads' caps against each other once both are known. False after posting the error.
@@ -1009,6 +1081,28 @@ bool check_pair_caps(GstVmafxhip* self) {
     return false;
   }
   if (g[0].width != g[1].width || g[0].height != g[1].height) {
+    bool renegotiating = false;
+    {
+      std::lock_guard<std::mutex> lk(s.mu);
+      renegotiating = s.dist_renegotiating;
+    }
+    if (!renegotiating && !vg::ScoringSession::scales_distorted() && dist_can_take_reference_size(self, info[0])) {
+      // The distorted caps were chosen before the reference's were known: upstream (videoscale) negotiates again,
+      // with dist_sink offering the reference's size first. Distorted frames of the old size are not paired.
+      std::vector<vg::Skip> skips;
+      SkipNotes notes;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.dist_renegotiating = true;
+        while (s.pairer.held_frames(kDistPad)) s.pairer.drop_oldest(kDistPad, SkipReason::renegotiated, &skips);
+        count_skips_locked(self, skips, frame_message_enabled(s), &notes);
+      }
+      report_skips(self, &notes);
+      GST_INFO_OBJECT(self, "dist_sink: %s, the reference %s: asking upstream to renegotiate",
+                      geometry_string(g[1]).c_str(), geometry_string(g[0]).c_str());
+      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
+      return true;
+    }
     if (a.scale_method == vg::SCALE_NONE || !vg::ScoringSession::scales_distorted()) {
       VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
                      "Reference (" + geometry_string(g[0]) + ") and distorted (" + geometry_string(g[1]) +
@@ -1090,6 +1184,10 @@ bool handle_caps(GstVmafxhip* self, unsigned p, GstCaps* caps) {
       ps.info = info;
       ps.has_info = true;
       ps.geometry = g;
+      const vmafx::VideoGeometry& rg = s.pads[kRefPad].geometry;
+      if (s.dist_renegotiating && s.pads[1 - p].has_info && rg.width == s.pads[kDistPad].geometry.width &&
+          rg.height == s.pads[kDistPad].geometry.height)
+        s.dist_renegotiating = false;
     }
   }
   if (!changed.empty()) {
@@ -1098,6 +1196,18 @@ bool handle_caps(GstVmafxhip* self, unsigned p, GstCaps* caps) {
     return false;
   }
   return check_pair_caps(self);
+}
+
+// A live pipeline starts making its session as soon as both pads have caps, so that the first pairs find it ready.
+void prepare_live_session(GstVmafxhip* self, unsigned p) {
+  ElementState& s = state(self);
+  learn_liveness(self, p);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!is_live_locked(s) || !s.pads[0].has_info || !s.pads[1].has_info || s.failed) return;
+  }
+  std::lock_guard<std::mutex> sub(s.submit_mu);
+  (void)ensure_session(self, true);
 }
 
 // The output pad ended: wait until pairing is over (non-live: until the other stream ended too, so its length is
@@ -1170,6 +1280,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         gst_event_unref(event);
         return FALSE;
       }
+      prepare_live_session(self, p);
       // The output passes through unchanged: its caps go downstream as they came.
       if (output) return gst_pad_push_event(self->src, event);
       gst_event_unref(event);
@@ -1540,9 +1651,11 @@ bool start(GstVmafxhip* self) {
     s.engine_done = false;
     s.finished = false;
     s.warned_skip = s.warned_colour = s.warned_latency = false;
+    s.warned_reasons = 0;
     s.flush_seqnum = GST_SEQNUM_INVALID;
     s.last_output_end = GST_CLOCK_TIME_NONE;
     s.sync_done = false;
+    s.dist_renegotiating = false;
     s.notices_said.clear();
   }
   s.frames_scored.store(0);

@@ -35,14 +35,20 @@ std::vector<std::string> message_field_names(const std::vector<std::string>& sco
   out.reserve(score_names.size());
   for (const auto& n : score_names) {
     std::string field;
-    for (size_t m = 0; m < model_score_names.size() && field.empty(); m++) {
+    // The model whose score column is the longest prefix of this column owns it ("vmaf_4k_v0.6.1_stddev" belongs to
+    // vmaf_4k_v0.6.1, not to vmaf).
+    size_t owner = model_score_names.size();
+    for (size_t m = 0; m < model_score_names.size(); m++) {
       const std::string& model = model_score_names[m];
-      if (n != model && !has_prefix(n, model + "_")) continue;
-      if (m == 0) {
-        field = n == model ? "score" : dashes(n.substr(model.size() + 1));
-      } else {
-        field = n;
-      }
+      if ((n == model || has_prefix(n, model + "_")) &&
+          (owner == model_score_names.size() || model.size() > model_score_names[owner].size()))
+        owner = m;
+    }
+    if (owner == 0) {
+      const std::string& model = model_score_names[0];
+      field = n == model ? "score" : dashes(n.substr(model.size() + 1));
+    } else if (owner < model_score_names.size()) {
+      field = n;
     }
     if (field.empty()) field = n == "float_ssim" ? "ssim" : n == "float_ms_ssim" ? "ms-ssim" : dashes(n);
     out.push_back(field);
@@ -119,7 +125,7 @@ GstStructure* pooled_structure(const Collector& collector, const std::vector<std
   return s;
 }
 
-std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason) {
+std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason, SkipReason about) {
   // The reason with the most frames speaks for the cause; dist-offset's own skips are intended and say nothing.
   unsigned best = kSkipReasons;
   uint64_t total = 0;
@@ -129,6 +135,7 @@ std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason) {
     if (r.skips[i] && (best == kSkipReasons || r.skips[i] > r.skips[best])) best = i;
   }
   if (total == 0) return "";
+  if (about != SkipReason::count_ && r.skips[unsigned(about)]) best = unsigned(about);
   if (main_reason) *main_reason = SkipReason(best);
   std::string counts;
   for (unsigned i = 0; i < kSkipReasons; i++) {
@@ -167,6 +174,10 @@ std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason) {
       break;
     case SkipReason::out_of_segment:
       text += "Buffers lay outside their segment (no running time).";
+      break;
+    case SkipReason::renegotiated:
+      text += "The distorted stream started at another size than the reference and was renegotiated to the "
+              "reference's; its frames before that were left out.";
       break;
     case SkipReason::offset:
     case SkipReason::count_: break;

@@ -66,7 +66,8 @@ struct SkipReport {
   unsigned max_reference_frames = 0;
   std::string ref_pad = "ref_sink", dist_pad = "dist_sink";
 };
-std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason);
+// `about`: the reason whose cause and fix the text names (count_: the reason with the most frames).
+std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason, SkipReason about = SkipReason::count_);
 GstStructure* skip_warning_details(const SkipReport& r);
 
 // GStreamer error domain and code for an engine failure (docs/architecture: "Errors, mapped once").

@@ -21,6 +21,7 @@ const char* skip_reason_field(SkipReason r) {
     case SkipReason::non_monotonic: return "skipped-non-monotonic";
     case SkipReason::out_of_segment: return "skipped-out-of-segment";
     case SkipReason::offset: return "skipped-offset";
+    case SkipReason::renegotiated: return "skipped-renegotiated";
     case SkipReason::count_: break;
   }
   return "skipped-?";

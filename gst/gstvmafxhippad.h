@@ -34,6 +34,7 @@ enum class SkipReason : unsigned {
   non_monotonic,  // a PTS before the pad's previous frame
   out_of_segment, // outside the pad's segment (no running time)
   offset,         // left out by dist-offset / auto-sync
+  renegotiated,   // distorted frames of another size, before dist_sink's upstream renegotiated the reference's
   count_,
 };
 constexpr unsigned kSkipReasons = unsigned(SkipReason::count_);

@@ -9,9 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gst_harness.h"
@@ -64,6 +66,18 @@ void expect_identical_pairs(const RunResult& r, const std::string& ctx) {
   }
 }
 
+// Live: on a machine busy with other work the scorer (at the lowest CPU priority, so that capture keeps real time)
+// may fall behind and whole pairs are skipped as busy. Every frame is then scored or skipped-busy, nothing else.
+void expect_scored_or_busy(const RunResult& r, guint64 total, const std::string& ctx) {
+  ASSERT_EQ(r.pooled.size(), 1u) << ctx;
+  const guint64 busy = get_uint64(r.pooled[0].get(), "skipped-busy");
+  EXPECT_EQ(get_uint64(r.pooled[0].get(), "frames") + busy, total) << ctx;
+  EXPECT_EQ(get_uint64(r.pooled[0].get(), "frames-skipped"), busy) << ctx << ": a skip other than skipped-busy";
+  EXPECT_GT(r.frames.size(), 0u) << ctx;
+  if (busy) std::printf("%s: %llu of %llu pairs skipped-busy (machine load)\n", ctx.c_str(),
+                        (unsigned long long)busy, (unsigned long long)total);
+}
+
 std::vector<BusMessage> element_warnings(const RunResult& r) {
   std::vector<BusMessage> out;
   for (const auto& w : r.warnings)
@@ -89,11 +103,10 @@ TEST(Live, SlowedBranchBehindATeePairsEveryFrameWithItsCopy) {
                           "v.dist_sink vmafxhip name=v psnr=true ! fakesink sync=true");
   ASSERT_TRUE(r.eos) << r.describe_errors();
   EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
-  EXPECT_EQ(r.frames.size(), 50u);
   expect_identical_pairs(r, "identity sleep-time");
-  EXPECT_EQ(pooled_u64(r, "frames"), 50u);
-  EXPECT_EQ(pooled_u64(r, "frames-skipped"), 0u);
-  EXPECT_TRUE(element_warnings(r).empty()) << all_text(element_warnings(r));
+  expect_scored_or_busy(r, 50, "identity sleep-time");
+  for (const auto& w : element_warnings(r))
+    EXPECT_NE(w.text.find("skipped-busy"), std::string::npos) << w.text;
 }
 
 // 1b. Live, an encoder on the fly: each distorted frame is the decode of the reference frame of its time.
@@ -106,28 +119,30 @@ TEST(Live, EncoderBranchPairsEachDecodedFrameWithItsSource) {
           "bitrate=3000 ! avdec_h264 ! v.dist_sink vmafxhip name=v psnr=true ! fakesink sync=true");
   ASSERT_TRUE(r.eos) << r.describe_errors();
   EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
-  ASSERT_GE(r.frames.size(), 45u);
   // A frame scored against a neighbour of the moving ball gives 17 to 24 dB; its own decode well above 30.
   for (const auto& f : r.frames)
     EXPECT_GT(get_double(f.get(), "psnr-y"), 30.0) << "frame " << get_int(f.get(), "index");
-  EXPECT_EQ(r.frames.size() + pooled_u64(r, "frames-skipped"), 50u);
+  expect_scored_or_busy(r, 50, "x264 branch");
 }
 
-// 2. A live reference that ends first: its 20 frames are scored, the distorted frames after it are skipped and said.
+// 2. A live reference that ends first: its 20 frames are scored (never 21), the distorted frames after it are
+// skipped and said or refused.
 TEST(Live, ReferenceThatEndsFirstScoresItsFramesOnly) {
   REQUIRE_GST();
   const RunResult r = run(std::string("videotestsrc is-live=true num-buffers=20 pattern=ball ! ") + kLive320 +
                           " ! v.ref_sink videotestsrc is-live=true num-buffers=25 pattern=ball ! " + kLive320 +
                           " ! v.dist_sink vmafxhip name=v psnr=true ! fakesink sync=true");
   ASSERT_TRUE(r.eos) << r.describe_errors();
-  EXPECT_EQ(r.frames.size(), 20u);
   expect_identical_pairs(r, "short live reference");
-  EXPECT_EQ(pooled_u64(r, "frames"), 20u) << "a distorted frame paired with a repeated reference frame";
-  EXPECT_GE(pooled_u64(r, "skipped-no-reference"), 1u);
-  const auto w = element_warnings(r);
-  ASSERT_EQ(w.size(), 1u) << all_text(w);
-  EXPECT_NE(w[0].text.find("skipped-no-reference"), std::string::npos) << w[0].text;
-  EXPECT_NE(w[0].text.find("reference ended first"), std::string::npos) << w[0].text;
+  // Never 21: no distorted frame paired with a repeated reference frame.
+  EXPECT_EQ(pooled_u64(r, "frames") + pooled_u64(r, "skipped-busy"), 20u);
+  // Distorted frames that arrived before the element finished are counted and said; those after it are refused
+  // (GST_FLOW_EOS upstream) and not counted.
+  size_t said = 0;
+  for (const auto& w : element_warnings(r))
+    said += w.text.find("skipped-no-reference") != std::string::npos &&
+            w.text.find("reference ended first") != std::string::npos;
+  EXPECT_EQ(said, pooled_u64(r, "skipped-no-reference") ? 1u : 0u) << all_text(element_warnings(r));
 }
 
 // The same without a live source: the longer stream is drained, the warning has both lengths.
@@ -354,7 +369,59 @@ TEST(Caps, VideoscaleBeforeDistSinkAdaptsToTheReferenceSize) {
       "videotestsrc num-buffers=10 ! video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! videoscale ! "
       "v.dist_sink vmafxhip name=v ! fakesink");
   ASSERT_TRUE(r.eos) << r.describe_errors();
-  EXPECT_EQ(r.frames.size(), 10u);
+  // When the distorted caps were chosen before the reference's were known, upstream renegotiates and the frames of
+  // the first size are left out (counted); every other frame is scored at the reference's size.
+  EXPECT_GE(r.frames.size(), 1u);
+  const guint64 renegotiated = pooled_u64(r, "skipped-renegotiated");
+  EXPECT_EQ(r.frames.size() + pooled_u64(r, "skipped-no-distorted"), 10u) << renegotiated;
+  EXPECT_LE(renegotiated, 10u);
+}
+
+// The reference's caps come after the distorted stream negotiated its own size (the reference's appsrc starts once
+// dist_sink has caps): upstream renegotiates the reference's size; the distorted frames of the first size (those
+// dist_sink held by then) are left out and counted, the rest are scored.
+TEST(Caps, VideoscaleRenegotiatesWhenTheReferenceCapsComeSecond) {
+  REQUIRE_GST();
+  RunOptions opt;
+  std::thread feeder;
+  opt.setup = [&](GstElement* pipeline) {
+    feeder = std::thread([pipeline] {
+      GstElement* v = gst_bin_get_by_name(GST_BIN(pipeline), "v");
+      GstPad* dist = gst_element_get_static_pad(v, "dist_sink");
+      for (int k = 0; k < 5000; k++) {  // up to 50 s
+        GstCaps* c = gst_pad_get_current_caps(dist);
+        if (c) {
+          gst_caps_unref(c);
+          break;
+        }
+        g_usleep(10000);
+      }
+      gst_object_unref(dist);
+      gst_object_unref(v);
+      GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "r");
+      // Caps set only now: appsrc negotiates them with its first buffer.
+      GstCaps* caps = gst_caps_from_string("video/x-raw,format=I420,width=64,height=48,framerate=25/1");
+      g_object_set(src, "caps", caps, nullptr);
+      gst_caps_unref(caps);
+      for (unsigned i = 0; i < 300; i++)
+        gst_app_src_push_buffer(GST_APP_SRC(src), ramp_frame(64, 48, i, i * 40 * GST_MSECOND, 40 * GST_MSECOND));
+      gst_app_src_end_of_stream(GST_APP_SRC(src));
+      gst_object_unref(src);
+    });
+  };
+  const RunResult r =
+      run("appsrc name=r format=time ! v.ref_sink "
+          "videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=32,height=24,framerate=25/1 ! videoscale ! "
+          "v.dist_sink vmafxhip name=v ! fakesink",
+          opt);
+  feeder.join();
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  EXPECT_GT(pooled_u64(r, "skipped-renegotiated"), 0u);
+  EXPECT_GT(r.frames.size(), 0u);
+  EXPECT_EQ(r.frames.size() + pooled_u64(r, "skipped-no-distorted"), 300u);
+  const std::string w = all_text(element_warnings(r));
+  EXPECT_NE(w.find("renegotiated"), std::string::npos) << w;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -474,6 +541,116 @@ TEST(Offset, AutoSyncFindsTheOffsetAndSaysIt) {
     EXPECT_GE(get_double(m.get(), "psnr-y"), 60.0);
   }
   EXPECT_EQ(syncs, 1u);
+}
+
+
+// ---------------------------------------------------------------------------------------------------------------
+// Live, a branch one second behind: beyond max-reference-frames its frames are skipped as late (counted once per pair,
+// warned, and the latency query's comparison names the frames needed); with room for the lag every frame pairs.
+
+std::string lagging_launch(unsigned max_frames) {
+  return std::string("videotestsrc is-live=true num-buffers=50 pattern=ball ! ") +
+         "video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! tee name=t t. ! queue ! v.ref_sink t. ! "
+         "queue min-threshold-time=1000000000 max-size-time=3000000000 ! v.dist_sink vmafxhip name=v psnr=true "
+         "max-reference-frames=" +
+         std::to_string(max_frames) + " ! fakesink sync=true";
+}
+
+TEST(Live, ABranchBeyondTheHoldIsSkippedAsLateAndSaid) {
+  REQUIRE_GST();
+  RunResult r = run(lagging_launch(5));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_GT(pooled_u64(r, "skipped-late"), 30u);
+  EXPECT_EQ(pooled_u64(r, "frames") + pooled_u64(r, "frames-skipped"), 50u) << "a lost pair counted twice";
+  expect_identical_pairs(r, "late branch");
+  const std::string w = all_text(element_warnings(r));
+  EXPECT_NE(w.find("max-reference-frames=5"), std::string::npos) << w;
+  EXPECT_NE(w.find("raise max-reference-frames to at least"), std::string::npos) << w;
+  // A second's lag fits in 60 frames at 25 fps: every frame pairs, the burst the queue releases at its end too.
+  r = run(lagging_launch(60));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  expect_identical_pairs(r, "lag within the hold");
+  expect_scored_or_busy(r, 50, "lag within the hold");
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Models and features (issues 14 and 15): several models in one pass, auto, the features property.
+
+std::string pair_c_launch(const std::string& props) {
+  const Pair p = public_pairs()[3];
+  return raw_yuv_source(p.ref_path(), p.width, p.height, 8) + " ! v.ref_sink " +
+         raw_yuv_source(p.dist_path(), p.width, p.height, 8) + " ! v.dist_sink vmafxhip name=v threads=1 " + props +
+         " ! fakesink";
+}
+
+TEST(Models, SeveralModelsInOnePassEqualSingleRuns) {
+  REQUIRE_GST();
+  if (!file_exists(public_pairs()[3].ref_path())) GTEST_SKIP() << "clip missing";
+  const RunResult both = run(pair_c_launch("model-filename=vmaf_v0.6.1,vmaf_4k_v0.6.1"));
+  const RunResult one = run(pair_c_launch("model-filename=vmaf_v0.6.1"));
+  const RunResult four = run(pair_c_launch("model-filename=vmaf_4k_v0.6.1"));
+  ASSERT_TRUE(both.eos && one.eos && four.eos) << both.describe_errors();
+  ASSERT_EQ(both.frames.size(), 12u);
+  ASSERT_EQ(one.frames.size(), 12u);
+  ASSERT_EQ(four.frames.size(), 12u);
+  for (size_t i = 0; i < 12; i++) {
+    EXPECT_EQ(get_double(both.frames[i].get(), "score"), get_double(one.frames[i].get(), "score")) << i;
+    EXPECT_EQ(get_double(both.frames[i].get(), "vmaf_4k_v0.6.1"), get_double(four.frames[i].get(), "score")) << i;
+    EXPECT_EQ(get_double(both.frames[i].get(), "integer-adm2"), get_double(one.frames[i].get(), "integer-adm2"));
+  }
+  EXPECT_EQ(get_double(both.pooled[0].get(), "vmaf_4k_v0.6.1"), get_double(four.pooled[0].get(), "score"));
+}
+
+TEST(Models, AutoPicksByTheReferenceHeightAndSaysWhich) {
+  REQUIRE_GST();
+  if (!file_exists(public_pairs()[3].ref_path())) GTEST_SKIP() << "clip missing";
+  const RunResult r = run(pair_c_launch("model-filename=auto"));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  bool said = false;
+  for (const auto& m : r.infos) said = said || m.text.find("model-filename=auto: vmaf_v0.6.1") != std::string::npos;
+  EXPECT_TRUE(said);
+  const RunResult plain = run(pair_c_launch(""));
+  ASSERT_EQ(r.frames.size(), plain.frames.size());
+  for (size_t i = 0; i < r.frames.size(); i++)
+    EXPECT_EQ(get_double(r.frames[i].get(), "score"), get_double(plain.frames[i].get(), "score"));
+}
+
+TEST(Features, FeaturesPropertyTakesLibvmafNames) {
+  REQUIRE_GST();
+  if (!file_exists(public_pairs()[3].ref_path())) GTEST_SKIP() << "clip missing";
+  RunResult r = run(pair_c_launch("features=psnr,float_ssim"));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  ASSERT_FALSE(r.frames.empty());
+  EXPECT_FALSE(std::isnan(get_double(r.frames[0].get(), "psnr-y")));
+  EXPECT_FALSE(std::isnan(get_double(r.frames[0].get(), "ssim")));
+  r = run(pair_c_launch("features=no_such_feature"));
+  auto e = r.element_errors();
+  ASSERT_EQ(e.size(), 1u) << r.describe_errors();
+  EXPECT_NE((e[0].text + e[0].debug).find("no_such_feature"), std::string::npos) << e[0].debug;
+  r = run(pair_c_launch("features=\"psnr=enable_chroma\""));
+  e = r.element_errors();
+  ASSERT_EQ(e.size(), 1u) << r.describe_errors();
+  EXPECT_NE(e[0].debug.find("not name=value"), std::string::npos) << e[0].debug;
+}
+
+// A model file of binary garbage: the error keeps its reason in valid UTF-8 (GStreamer drops text that is not).
+TEST(Errors, BinaryModelFileKeepsItsReasonInValidUtf8) {
+  REQUIRE_GST();
+  if (!file_exists(public_pairs()[3].ref_path())) GTEST_SKIP() << "clip missing";
+  const std::string bad = temp_path("garbage-model.json");
+  {
+    FILE* f = std::fopen(bad.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    const unsigned char junk[] = {0xff, 0xfe, 0x7b, 0x80, 0x81, 0xc3, 0x28, 0xa0, 0xa1, 0x00, 0xe2, 0x28, 0xa1};
+    for (int k = 0; k < 50; k++) std::fwrite(junk, 1, sizeof junk, f);
+    std::fclose(f);
+  }
+  const RunResult r = run(pair_c_launch("model-filename=\"" + bad + "\""));
+  const auto e = r.element_errors();
+  ASSERT_EQ(e.size(), 1u) << r.describe_errors();
+  EXPECT_TRUE(g_utf8_validate(e[0].debug.c_str(), -1, nullptr));
+  EXPECT_NE(e[0].debug.find("malformed JSON"), std::string::npos) << e[0].debug;
+  EXPECT_NE(e[0].text.find(bad), std::string::npos) << e[0].text;
 }
 
 }  // namespace
