@@ -13,6 +13,8 @@ VMAFX_PACKAGES=(
   # GStreamer element and the pipelines
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-gl libepoxy-dev
+  # live and encoder-on-the-fly pipeline tests: x264enc (plugins-ugly), avdec_h264 (libav)
+  gstreamer1.0-plugins-ugly gstreamer1.0-libav
   # GL tests (Mesa under Xvfb), leak checks
   xvfb xauth libgl1-mesa-dri valgrind
   # AMD kernels (hipcc --genco) and HIP headers; NVIDIA kernels use nvcc from /usr/local/cuda when present
