@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # No files needed: videotestsrc is the reference, a JPEG round trip of it (jpegenc quality=QUALITY ! jpegdec) the
-# distorted stream; vmafxhip sits inline and passes the distorted frames on.
+# distorted stream; vmafxhip sits inline and passes the reference on (output=distorted: the JPEG frames).
 #   pipelines/score-videotestsrc-jpeg.sh [FRAMES (default 50)] [QUALITY (default 40)] [vmafxhip property=value ...]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
