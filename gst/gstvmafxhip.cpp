@@ -421,7 +421,10 @@ bool make_session(GstVmafxhip* self) {
   ic.allow_copy = a.allow_copy;
   if (ic.scorer == vmafx::Backend::hip && (a.ssim || a.ms_ssim))
     ic.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
-  ic.on_notice = [self](const std::string& text, bool warning) { post_notice(self, warning, text, text); };
+  // One line on the bus (the reason's first clause); the whole reason, probes included, in the debug log.
+  ic.on_notice = [self](const std::string& text, bool warning) {
+    post_notice(self, warning, short_reason(text), text);
+  };
   unref_caps();
   std::lock_guard<std::mutex> lk(s.mu);
   s.input_config = ic;

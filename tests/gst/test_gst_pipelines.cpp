@@ -653,5 +653,26 @@ TEST(Errors, BinaryModelFileKeepsItsReasonInValidUtf8) {
   EXPECT_NE(e[0].text.find(bad), std::string::npos) << e[0].text;
 }
 
+// Position and duration queries go to the output stream's upstream (the reference's rawvideoparse here).
+TEST(Queries, PositionAndDurationComeFromTheOutputStream) {
+  REQUIRE_GST();
+  const Pair p = public_pairs()[0];
+  if (!file_exists(p.ref_path())) GTEST_SKIP() << "clip missing";
+  gint64 duration = -1, position = -1;
+  RunOptions opt;
+  opt.on_frame = [&](GstElement* pipeline, const GstStructure* f) {
+    if (get_int(f, "index") != 5 || duration >= 0) return;
+    EXPECT_TRUE(gst_element_query_duration(pipeline, GST_FORMAT_TIME, &duration));
+    EXPECT_TRUE(gst_element_query_position(pipeline, GST_FORMAT_TIME, &position));
+  };
+  const RunResult r = run(raw_yuv_source(p.ref_path(), p.width, p.height, 8) + " ! v.ref_sink " +
+                              raw_yuv_source(p.dist_path(), p.width, p.height, 8) +
+                              " ! identity sleep-time=5000 ! v.dist_sink vmafxhip name=v threads=1 ! fakesink",
+                          opt);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(duration, gint64(48 * 40 * GST_MSECOND));
+  EXPECT_GT(position, 0);
+}
+
 }  // namespace
 }  // namespace vmafx::test
