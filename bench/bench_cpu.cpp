@@ -53,29 +53,34 @@ double run(uint32_t w, uint32_t h, unsigned bpc, unsigned threads, unsigned fram
   ScorerConfig cfg;
   cfg.threads = threads;
   cfg.backend = Backend::cpu;
-  if (features) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
+  if (features) cfg.features = {{"psnr", {}}, {"float_ssim", {}}, {"float_ms_ssim", {}}};
+  double sum = 0;
+  cfg.on_frame = [&sum](const FrameScore& fs) { sum += fs.values.back(); };
   std::unique_ptr<Scorer> s;
-  Status st = Scorer::create(cfg, {w, h, uint8_t(bpc), Chroma::k420}, &s);
+  StreamGeometry g;
+  g.ref = {w, h, uint8_t(bpc), Chroma::k420};
+  Status st = Scorer::create(cfg, g, &s);
   if (!st.is_ok()) {
     std::fprintf(stderr, "bench-cpu: %s\n", st.to_string().c_str());
     std::exit(1);
   }
   const auto t0 = std::chrono::steady_clock::now();
-  FrameScore fs;
-  double sum = 0;
   for (unsigned i = 0; i < frames; i++) {
     PictureView rv, dv;
     (void)make_picture_view(fmt, w, h, ref[i % distinct].data(), size, lay, np, &rv);
     (void)make_picture_view(fmt, w, h, dist[i % distinct].data(), size, lay, np, &dv);
-    st = s->submit(rv, dv, i, i, {});
+    FramePair pair;
+    pair.ref = rv;
+    pair.dist = dv;
+    pair.timestamp = i;
+    pair.user = i;
+    st = s->submit(std::move(pair));
     if (!st.is_ok()) {
       std::fprintf(stderr, "bench-cpu: %s\n", st.to_string().c_str());
       std::exit(1);
     }
-    while (s->next(&fs)) sum += fs.values.back();
   }
   st = s->flush();
-  while (s->next(&fs)) sum += fs.values.back();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   (void)sum;
   return frames / secs;

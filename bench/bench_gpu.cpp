@@ -16,6 +16,8 @@
 //   bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] [--no-breakdown]
 //             [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both]
 #include <algorithm>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -148,40 +150,65 @@ struct Result {
 };
 
 // Steady-state throughput: `warmup` frames, then the clock runs from the next submit until flush() has returned.
-Result throughput(const ScorerConfig& cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+StreamGeometry geometry(const Frames& f) {
+  StreamGeometry g;
+  g.ref = {f.w, f.h, uint8_t(f.bpc), Chroma::k420};
+  return g;
+}
+
+FramePair pair_of(const PictureView& r, const PictureView& d, unsigned i) {
+  FramePair p;
+  p.ref = r;
+  p.dist = d;
+  p.timestamp = i;
+  p.user = i;
+  return p;
+}
+
+Result throughput(ScorerConfig cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+  double sink = 0;
+  cfg.on_frame = [&sink](const FrameScore& fs) { sink += fs.values.back(); };
   std::unique_ptr<Scorer> s;
-  if (Status st = Scorer::create(cfg, {f.w, f.h, uint8_t(f.bpc), Chroma::k420}, &s); !st) die("scorer", st);
+  if (Status st = Scorer::create(cfg, geometry(f), &s); !st) die("scorer", st);
   const auto& refs = device ? f.dev_ref : f.host_ref;
   const auto& dists = device ? f.dev_dist : f.host_dist;
-  FrameScore fs;
-  double sink = 0;
   Clock::time_point t0 = Clock::now();
   for (unsigned i = 0; i < warmup + frames; i++) {
     if (i == warmup) t0 = Clock::now();
-    if (Status st = s->submit(refs[i % refs.size()], dists[i % dists.size()], i, i, {}); !st) die("submit", st);
-    while (s->next(&fs)) sink += fs.values.back();
+    if (Status st = s->submit(pair_of(refs[i % refs.size()], dists[i % dists.size()], i)); !st) die("submit", st);
   }
   if (Status st = s->flush(); !st) die("flush", st);
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
-  while (s->next(&fs)) sink += fs.values.back();
   (void)sink;
   return {frames / secs, frames, s->backend_description()};
 }
 
 // Closed loop, one frame in flight: submit(i) until wait_next() returns frame i - 1 (emitted once frame i's scores
 // exist). Milliseconds, sorted.
-std::vector<double> latency(const ScorerConfig& cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+std::vector<double> latency(ScorerConfig cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+  std::mutex mu;
+  std::condition_variable cv;
+  uint64_t emitted = 0;
+  cfg.on_frame = [&](const FrameScore&) {
+    std::lock_guard<std::mutex> lk(mu);
+    emitted++;
+    cv.notify_all();
+  };
   std::unique_ptr<Scorer> s;
-  if (Status st = Scorer::create(cfg, {f.w, f.h, uint8_t(f.bpc), Chroma::k420}, &s); !st) die("scorer", st);
+  if (Status st = Scorer::create(cfg, geometry(f), &s); !st) die("scorer", st);
   const auto& refs = device ? f.dev_ref : f.host_ref;
   const auto& dists = device ? f.dev_dist : f.host_dist;
   std::vector<double> ms;
-  FrameScore fs;
   for (unsigned i = 0; i < warmup + frames; i++) {
     const auto t0 = Clock::now();
-    if (Status st = s->submit(refs[i % refs.size()], dists[i % dists.size()], i, i, {}); !st) die("submit", st);
+    if (Status st = s->submit(pair_of(refs[i % refs.size()], dists[i % dists.size()], i)); !st) die("submit", st);
     if (i == 0) continue;
-    if (!s->wait_next(&fs)) die("latency", {Errc::internal, "no frame came back"});
+    {
+      // Frame i - 1 is handed out once frame i's motion exists; a bounded wait, so a lost frame is an error.
+      std::unique_lock<std::mutex> lk(mu);
+      if (!cv.wait_for(lk, std::chrono::seconds(60), [&] { return emitted >= i; }))
+        die("latency", {Errc::internal, "frame " + std::to_string(i - 1) + " did not come back within 60 s"});
+    }
     if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
   if (Status st = s->flush(); !st) die("flush", st);
@@ -319,8 +346,8 @@ int main(int argc, char** argv) {
         const bool big = size_t(w) * h > 4000000;
         for (const char* feature : {"motion", "vif", "adm", "psnr"}) {
           ScorerConfig cfg = config(o, Backend::hip);
-          cfg.model.clear();
-          cfg.features = {feature};
+          cfg.models.clear();
+          cfg.features = {{feature, {}}};
           const Result r = throughput(cfg, f, true, big ? 600 : 1500, 60);
           std::printf("| %ux%u | %u | %s | %.0f | %.3f |\n", w, h, bpc, feature, r.fps, 1000.0 / r.fps);
           std::fflush(stdout);

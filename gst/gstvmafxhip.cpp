@@ -322,6 +322,14 @@ void post_frame(GstVmafxhip* self, const vmafx::FrameScore& fs) {
   vg::FrameExtras x;
   x.ref_pts = m.ref_pts;
   x.dist_pts = m.dist_pts;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    const vmafx::VideoGeometry& rg = s.session_geometry[kRefPad];
+    const vmafx::VideoGeometry& dg = s.session_geometry[kDistPad];
+    // The engine brings a distorted stream of another size to the reference's.
+    if (rg.width != dg.width || rg.height != dg.height)
+      x.scaled_from = std::to_string(dg.width) + "x" + std::to_string(dg.height);
+  }
   GstStructure* st = vg::frame_structure(fs, s.fields, timing_in(m.segment, m.out_pts, m.out_duration), x);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
 }
@@ -547,6 +555,7 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       report_skips(self, &notes);
     };
     if (live && (ready == SessionReady::not_yet || !s.session->has_room()) && may_wait_for_scorer(self)) {
+      // The session is still being made (or stopping): a short, bounded wait for it.
       // Off the output's thread a pair may wait one frame for the scorer: a burst (a queue releasing its frames at
       // the end) is scored, a scorer slower than the source still skips.
       const gint64 until = g_get_monotonic_time() + gint64(wait_budget_us(self));
@@ -595,7 +604,22 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       user = s.next_user++;
       s.meta[user] = m;
     }
-    Status st = s.session->submit(std::move(pic[0]), std::move(pic[1]), int64_t(m.out_pts), user, true, !live);
+    // Live: the distorted pad's thread may wait one frame for room; the output's thread does not wait, and leaves
+    // the pair first in line for the next submitter while few wait. A pair that still finds no room goes in for the
+    // temporal features only (skipped-busy, the next frame's motion exact), or, when even that is refused, is left
+    // out (skipped-busy).
+    bool defer = false;
+    if (live && !may_wait_for_scorer(self)) {
+      std::lock_guard<std::mutex> lk(s.mu);
+      defer = s.to_submit.size() < kLivePendingPairs;
+    }
+    bool scored = true;
+    Status st = s.session->submit(std::move(pic[0]), std::move(pic[1]), int64_t(m.out_pts), user, !live,
+                                  live && !defer ? gint64(wait_budget_us(self)) : 0, live && !defer, &scored);
+    if (st.is_ok() && !scored) {
+      skip_busy();
+      continue;
+    }
     if (st.code() == Errc::busy) {
       {
         std::lock_guard<std::mutex> lk(s.meta_mu);
@@ -604,6 +628,10 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       {
         std::lock_guard<std::mutex> lk(s.mu);
         if (s.stopping || s.pads[0].flushing || s.pads[1].flushing) return GST_FLOW_FLUSHING;
+        if (defer) {
+          s.to_submit.push_front(std::move(pr));
+          return GST_FLOW_OK;
+        }
       }
       skip_busy();
       continue;
@@ -1089,7 +1117,8 @@ bool check_pair_caps(GstVmafxhip* self) {
       std::lock_guard<std::mutex> lk(s.mu);
       renegotiating = s.dist_renegotiating;
     }
-    if (!renegotiating && !vg::ScoringSession::scales_distorted() && dist_can_take_reference_size(self, info[0])) {
+    const bool engine_scales = a.scale_method != vg::SCALE_NONE && vg::ScoringSession::scales_distorted();
+    if (!renegotiating && !engine_scales && dist_can_take_reference_size(self, info[0])) {
       // The distorted caps were chosen before the reference's were known: upstream (videoscale) negotiates again,
       // with dist_sink offering the reference's size first. Distorted frames of the old size are not paired.
       std::vector<vg::Skip> skips;

@@ -3,12 +3,11 @@
 // Everything the element asks the engine goes through ScoringSession, so that moving to another Scorer API touches
 // this header's implementation only.
 //
-// The interface is the engine's frame-pair one: submit(pair, block) with a non-blocking mode that answers
-// Errc::busy, results handed back through a callback in frame order, flush at the end. Behind it today sits the
-// Scorer of engine/include/vmafx/scorer.h (submit + next/wait_next, one model per scorer): the session runs one
-// scorer per model and a feeder thread that submits the pairs and pulls the finished frames, so that streaming
-// threads never compute. With the engine's callback API (on_frame, FramePair, StreamGeometry, model and feature
-// lists) the feeder thread and the per-model scorers go away and submit() calls Scorer::submit directly.
+// The session is a thin layer over vmafx::Scorer (engine/include/vmafx/scorer.h): the model and feature lists, the
+// two streams' geometries, pairs handed over with submit(pair, block), results back through the engine's on_frame
+// callback (in frame order, from the submitting thread or an engine thread, outside the engine's locks). What it adds:
+// ownership of the imported pictures, the lower CPU priority of a live pipeline's scoring threads, a bounded wait for
+// room, and the fallback that keeps motion exact when a live pair cannot be scored (scored=false).
 #pragma once
 
 #include <cstdint>
@@ -17,6 +16,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <glib.h>
 
 #include "gstvmafxhipimport.h"
 #include "vmafx/collector.h"
@@ -47,7 +48,7 @@ struct ScoringConfig {
   bool enable_transform = false;
   bool conf_interval = false;
   std::vector<ScoringFeature> features;
-  unsigned threads = 0;  // engine worker threads (0 and 1: the feeder thread computes)
+  unsigned threads = 0;  // engine worker threads (0 and 1: the submitting thread computes)
   unsigned subsample = 1;
   Backend backend = Backend::auto_select;
   Vendor vendor = Vendor::auto_select;
@@ -56,8 +57,8 @@ struct ScoringConfig {
   // The session's threads (the engine's workers included) run at a lower CPU priority than the caller's, so that a
   // live pipeline's streaming threads keep real time on a machine the scoring keeps busy.
   bool background_priority = false;
-  // Every scored frame, in frame order, never two at once, from the session's thread; values follow
-  // ScoringSession::score_names().
+  // Every scored frame, in frame order, never two at once, from the submitting thread or an engine thread; values
+  // follow ScoringSession::score_names().
   std::function<void(const FrameScore&)> on_frame;
   // Said once per cause: a one-line `text` for the bus, `detail` for the debug log.
   std::function<void(bool warning, const std::string& text, const std::string& detail)> on_notice;
@@ -93,10 +94,15 @@ class ScoringSession {
   // A non-blocking submit would be accepted now (a hint: importing a frame that would be refused costs work).
   bool has_room() const;
   // Hands over a pair; the pictures are released exactly once, when the engine no longer reads them (also on
-  // failure). block=false: Errc::busy when the session is full. `user` comes back in FrameScore::user.
-  Status submit(ImportedPicture ref, ImportedPicture dist, int64_t timestamp, uint64_t user, bool scored,
-                bool block);
-  // Wakes every blocked submit (it returns Errc::busy) and refuses new pairs until the session is destroyed.
+  // failure). `user` comes back in FrameScore::user.
+  //   block=true: waits while the engine is full.
+  //   block=false: tries for up to `wait_us` (0: once); when the engine stays full and `unscored_fallback` is set,
+  //   the pair goes in computed for the temporal features only (no FrameScore; *scored_out false), so the next
+  //   frame's motion stays exact; when even that finds no room, Errc::busy.
+  Status submit(ImportedPicture ref, ImportedPicture dist, int64_t timestamp, uint64_t user, bool block,
+                gint64 wait_us = 0, bool unscored_fallback = false, bool* scored_out = nullptr);
+  // Refuses new pairs (Errc::busy) until the session is destroyed; a submit waiting for room returns within one
+  // engine frame.
   void interrupt();
 
   // End of stream: every submitted frame is finished and reported through on_frame when this returns.

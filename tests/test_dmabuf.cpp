@@ -96,25 +96,20 @@ struct Scores {
 using GetPair = std::function<Status(size_t i, PictureView* ref, PictureView* dist, std::function<void()>* release)>;
 
 Status score(const Pair& pair, size_t frames, const GetPair& get, Scores* out) {
-  ScorerConfig cfg;
-  cfg.model = "vmaf_v0.6.1";
-  cfg.features = {"psnr"};
+  ScorerConfig cfg = scorer_config("vmaf_v0.6.1", {"psnr"});
   cfg.backend = Backend::cpu;
   VideoGeometry g{pair.width, pair.height, uint8_t(pair.bpc), Chroma::k420};
+  FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  VMAFX_TRY(Scorer::create(cfg, g, &scorer));
-  out->frames.clear();
+  VMAFX_TRY(make_scorer(cfg, g, &log, &scorer));
   for (size_t i = 0; i < frames; i++) {
     PictureView r, d;
     std::function<void()> release;
     VMAFX_TRY(get(i, &r, &d, &release));
-    VMAFX_TRY(scorer->submit(r, d, int64_t(i), i, release));
-    FrameScore fs;
-    while (scorer->next(&fs)) out->frames.push_back(fs);
+    VMAFX_TRY(scorer->submit(frame_pair(r, d, int64_t(i), i, release)));
   }
   VMAFX_TRY(scorer->flush());
-  FrameScore fs;
-  while (scorer->next(&fs)) out->frames.push_back(fs);
+  out->frames = log.frames();
   out->names = scorer->score_names();
   return Status::ok();
 }

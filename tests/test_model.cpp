@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "src/svm.h"
+#include "scoring/svm.h"
 #include "support.h"
 #include "vmafx/model.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The engine end to end against libvmaf's own JSON: every public pair, every model file given, subsample 2,
 // 1 and 2 threads; per-frame and pooled values within the tolerances of tests/tolerances.h.
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,27 +50,23 @@ void score_pair(const Case& c, const Oracle& oracle, bool extra_features) {
   ASSERT_TRUE(ref.open(c.pair.ref_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.ref_path();
   ASSERT_TRUE(dist.open(c.pair.dist_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.dist_path();
 
-  ScorerConfig cfg;
-  cfg.model = c.model;
+  ScorerConfig cfg = extra_features ? scorer_config(c.model, {"psnr", "float_ssim", "float_ms_ssim"})
+                                     : scorer_config(c.model);
   cfg.subsample = c.subsample;
   cfg.threads = c.threads;
-  if (extra_features) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
   VideoGeometry g{c.pair.width, c.pair.height, uint8_t(c.pair.bpc), Chroma::k420};
+  FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  Status s = Scorer::create(cfg, g, &scorer);
+  Status s = make_scorer(cfg, g, &log, &scorer);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
 
-  std::vector<FrameScore> got;
   for (size_t i = 0; i < ref.frames(); i++) {
-    s = scorer->submit(ref.frame(i), dist.frame(i), int64_t(i) * 40, i, {});
+    s = scorer->submit(frame_pair(ref.frame(i), dist.frame(i), int64_t(i) * 40, i));
     ASSERT_TRUE(s.is_ok()) << s.to_string();
-    FrameScore fs;
-    while (scorer->next(&fs)) got.push_back(fs);
   }
   s = scorer->flush();
   ASSERT_TRUE(s.is_ok()) << s.to_string();
-  FrameScore fs;
-  while (scorer->next(&fs)) got.push_back(fs);
+  const std::vector<FrameScore> got = log.frames();
 
   const auto& names = scorer->score_names();
   ASSERT_EQ(got.size(), oracle.frames.size()) << "number of scored frames";
@@ -136,20 +133,16 @@ TEST_P(SampleOracleTest, MatchesLibvmafWithoutShared) {
   YuvClip ref, dist;
   ASSERT_TRUE(ref.open(tmp + "/ref.yuv", 320, 240, fmt).is_ok());
   ASSERT_TRUE(dist.open(tmp + "/dist.yuv", 320, 240, fmt).is_ok());
-  ScorerConfig cfg;
-  cfg.model = model;
-  if (oracle.frames.front().count("psnr_y")) cfg.features = {"psnr", "float_ssim", "float_ms_ssim"};
+  ScorerConfig cfg = oracle.frames.front().count("psnr_y") ? scorer_config(model, {"psnr", "float_ssim", "float_ms_ssim"})
+                                                           : scorer_config(model);
+  FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  s = Scorer::create(cfg, {320, 240, 8, Chroma::k420}, &scorer);
+  s = make_scorer(cfg, {320, 240, 8, Chroma::k420}, &log, &scorer);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
-  std::vector<FrameScore> got;
-  FrameScore fs;
-  for (size_t i = 0; i < ref.frames(); i++) {
-    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), i, {}).is_ok());
-    while (scorer->next(&fs)) got.push_back(fs);
-  }
+  for (size_t i = 0; i < ref.frames(); i++)
+    ASSERT_TRUE(scorer->submit(frame_pair(ref.frame(i), dist.frame(i), int64_t(i), i)).is_ok());
   ASSERT_TRUE(scorer->flush().is_ok());
-  while (scorer->next(&fs)) got.push_back(fs);
+  const std::vector<FrameScore> got = log.frames();
   ASSERT_EQ(got.size(), oracle.frames.size());
   for (size_t k = 0; k < got.size(); k++) {
     EXPECT_EQ(oracle.frames[k].size(), scorer->score_names().size()) << "same columns as libvmaf";
@@ -164,6 +157,111 @@ TEST_P(SampleOracleTest, MatchesLibvmafWithoutShared) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sample, SampleOracleTest, ::testing::Values("vmaf_v0.6.1", "vmaf_b_v0.6.3"));
+
+}  // namespace
+}  // namespace vmafx::test
+
+namespace vmafx::test {
+namespace {
+
+// The 288x162 intermediate of pair a's down/up-scale, scored against the 576x324 reference with the scorer scaling
+// it (bicubic, FFmpeg's swscale reproduced): libvmaf's scores of FFmpeg's upscale of the same clip
+// (a_576x324_8b_down288.vmaf_v0.6.1.json). Exactly, since the upscale is byte for byte FFmpeg's; the tolerance is the
+// JSON's printing.
+TEST(ScaledOracle, SmallDistortedMatchesLibvmafOfTheFfmpegUpscale) {
+  const std::string small = shared_testdata_dir() + "/a_288x162_8b_down288_small.yuv";
+  const std::string ref_path = shared_testdata_dir() + "/a_576x324_8b_ref.yuv";
+  const std::string oracle_path = shared_testdata_dir() + "/a_576x324_8b_down288.vmaf_v0.6.1.json";
+  if (!file_exists(small) || !file_exists(oracle_path)) GTEST_SKIP() << "../shared/testdata missing";
+  Oracle oracle;
+  ASSERT_TRUE(load_oracle(oracle_path, &oracle).is_ok());
+  FormatInfo fmt;
+  ASSERT_TRUE(parse_pixel_format("420", 8, &fmt).is_ok());
+  YuvClip ref, dist;
+  ASSERT_TRUE(ref.open(ref_path, 576, 324, fmt).is_ok());
+  ASSERT_TRUE(dist.open(small, 288, 162, fmt).is_ok());
+  ASSERT_EQ(ref.frames(), dist.frames());
+  for (unsigned threads : {0u, 2u}) {
+    ScorerConfig cfg = scorer_config("vmaf_v0.6.1", {"psnr", "float_ssim", "float_ms_ssim"});
+    cfg.threads = threads;
+    cfg.scale = ScaleMethod::bicubic;
+    FrameLog log;
+    cfg.on_frame = [&log](const FrameScore& fs) { log.add(fs); };
+    StreamGeometry g;
+    g.ref = {576, 324, 8, Chroma::k420};
+    g.dist = {288, 162, 8, Chroma::k420};
+    std::unique_ptr<Scorer> scorer;
+    Status s = Scorer::create(cfg, g, &scorer);
+    ASSERT_TRUE(s.is_ok()) << s.to_string();
+    for (size_t i = 0; i < ref.frames(); i++)
+      ASSERT_TRUE(scorer->submit(frame_pair(ref.frame(i), dist.frame(i), int64_t(i), i)).is_ok());
+    ASSERT_TRUE(scorer->flush().is_ok());
+    const auto frames = log.frames();
+    ASSERT_EQ(frames.size(), oracle.frames.size());
+    size_t compared = 0;
+    for (size_t k = 0; k < frames.size(); k++) {
+      for (const auto& [metric, want] : oracle.frames[k]) {
+        if (metric == "cambi") continue;
+        const double have = frames[k].get(metric, scorer->score_names());
+        ASSERT_FALSE(std::isnan(have)) << metric;
+        EXPECT_NEAR(have, want, tolerance_for(metric)) << metric << " frame " << k << " threads " << threads;
+        compared++;
+      }
+    }
+    EXPECT_GT(compared, frames.size() * 15);
+  }
+  // Without a scaling method the sizes must agree, and the error says how to fix it.
+  ScorerConfig cfg = scorer_config("vmaf_v0.6.1");
+  cfg.scale = ScaleMethod::none;
+  StreamGeometry g;
+  g.ref = {576, 324, 8, Chroma::k420};
+  g.dist = {288, 162, 8, Chroma::k420};
+  std::unique_ptr<Scorer> scorer;
+  const Status s = Scorer::create(cfg, g, &scorer);
+  EXPECT_EQ(s.code(), Errc::unsupported);
+  EXPECT_NE(s.message().find("bicubic"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace vmafx::test
+
+namespace vmafx::test {
+namespace {
+
+// The HFR models' motion (five-frame window: frame i against frame i - 2, moving average, max 18) through the
+// scorer, which keeps the reference two frames back: equal doubles to scratch libvmaf's full-precision oracle of the
+// sample pair (tests/data, 10 frames), with and without worker threads.
+TEST(MotionThroughScorer, FiveFrameWindowMatchesLibvmafExactly) {
+  PairClips c;
+  ASSERT_TRUE(open_sample_pair(&c).is_ok());
+  Oracle o;
+  ASSERT_TRUE(load_oracle(project_data_dir() + "/sample_320x240_dist.adm_motion_options.json", &o).is_ok());
+  const size_t n = o.frames.size();
+  for (unsigned threads : {0u, 3u}) {
+    ScorerConfig cfg = scorer_config("");
+    cfg.threads = threads;
+    cfg.features = {{"motion",
+                     {{"motion_five_frame_window", "true"}, {"motion_moving_average", "true"},
+                      {"motion_max_val", "18"}}}};
+    FrameLog log;
+    std::unique_ptr<Scorer> scorer;
+    ASSERT_TRUE(make_scorer(cfg, {c.ref.width(), c.ref.height(), 8, Chroma::k420}, &log, &scorer).is_ok());
+    std::atomic<int> released{0};
+    for (size_t i = 0; i < n; i++)
+      ASSERT_TRUE(
+          scorer->submit(frame_pair(c.ref.frame(i), c.dist.frame(i), int64_t(i), i, [&] { released++; })).is_ok());
+    ASSERT_TRUE(scorer->flush().is_ok());
+    EXPECT_EQ(released.load(), int(n));
+    const auto frames = log.frames();
+    ASSERT_EQ(frames.size(), n);
+    for (size_t i = 0; i < n; i++) {
+      for (const char* col : {"VMAF_integer_feature_motion_sad_score", "integer_motion2", "integer_motion3"}) {
+        const std::string name = std::string(col) + "_mffw_mmxv_18_mma";
+        EXPECT_EQ(frames[i].get(name, scorer->score_names()), o.frames[i].at(name)) << name << " frame " << i;
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace vmafx::test

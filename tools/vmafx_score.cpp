@@ -291,7 +291,7 @@ void trace_cuda_startup(int device) {
 // destructor joins the thread, so every way out of main() waits for it.
 class ScorerStartup {
  public:
-  ScorerStartup(ScorerConfig cfg, VideoGeometry g) {
+  ScorerStartup(ScorerConfig cfg, StreamGeometry g) {
     thread_ = std::thread([this, cfg = std::move(cfg), g] {
       tools::trace::event("scorer thread: Scorer::create begin");
       if (tools::trace::enabled() && cfg.backend != Backend::cpu &&
@@ -478,23 +478,46 @@ int main(int argc, char** argv) {
 
   Notices notices(o.quiet);
   ScorerConfig cfg;
-  cfg.model = o.no_prediction ? "" : o.model;
-  if (!o.model_label.empty()) cfg.model_name = o.model_label;
-  cfg.disable_clip = o.disable_clip;
-  cfg.enable_transform = o.enable_transform;
-  cfg.conf_interval = true;
-  cfg.features = o.features;
+  cfg.models.clear();
+  if (!o.no_prediction) {
+    ModelRequest mr;
+    mr.model = o.model;
+    mr.name = o.model_label;
+    mr.disable_clip = o.disable_clip;
+    mr.enable_transform = o.enable_transform;
+    cfg.models.push_back(mr);
+  }
+  for (const auto& f : o.features) cfg.features.push_back({f, {}});
   cfg.threads = unsigned(o.threads);
   cfg.subsample = unsigned(o.subsample ? o.subsample : 1);
   cfg.backend = o.backend;
   cfg.vendor = o.vendor;
   cfg.device_id = int(o.device);
-  cfg.on_notice = [&notices](const std::string& m) { notices.post(m); };
-  VideoGeometry g;
-  g.width = ref.width();
-  g.height = ref.height();
-  g.bit_depth = ref.format().bit_depth;
-  g.chroma = ref.format().chroma;
+  cfg.on_notice = [&notices](NoticeLevel, const std::string& m, const std::string& detail) {
+    notices.post(detail.empty() ? m : m + " (" + detail + ")");
+  };
+  // Per-frame scores come from the scorer's thread, one at a time, after the scorer exists (it is declared after the
+  // inputs, below, so that it goes first).
+  const Scorer* scorer_for_names = nullptr;
+  bool first_scored = false;
+  cfg.on_frame = [&](const FrameScore& fs) {
+    if (!first_scored) {
+      first_scored = true;
+      tools::trace::event("first frame scored");
+    }
+    if (!o.per_frame || o.quiet) return;
+    const auto& names = scorer_for_names->score_names();
+    std::printf("frame %" PRIu64 ":", fs.index);
+    for (size_t i = 0; i < names.size(); i++)
+      if (!std::isnan(fs.values[i])) std::printf(" %s=%.6f", names[i].c_str(), fs.values[i]);
+    std::printf("\n");
+  };
+  StreamGeometry g;
+  g.ref.width = ref.width();
+  g.ref.height = ref.height();
+  g.ref.bit_depth = ref.format().bit_depth;
+  g.ref.chroma = ref.format().chroma;
+  g.dist = g.ref;
 
   // Frame buffers of the read() path return to these pools from the scorer's release callbacks: declared before
   // the scorer, they outlive it on every path out of main. The mappings live until the readers go, after the
@@ -534,16 +557,9 @@ int main(int argc, char** argv) {
   const Status created = startup.wait(&scorer);
   notices.release();  // before any error, as when the scorer was created here
   if (!created) return fail(created.message());
+  scorer_for_names = scorer.get();
   tools::trace::event("scorer ready; by now %s, %s", in_ref.progress().c_str(), in_dist.progress().c_str());
   const auto& names = scorer->score_names();
-
-  auto print_frame = [&](const FrameScore& fs) {
-    if (!o.per_frame || o.quiet) return;
-    std::printf("frame %" PRIu64 ":", fs.index);
-    for (size_t i = 0; i < names.size(); i++)
-      if (!std::isnan(fs.values[i])) std::printf(" %s=%.6f", names[i].c_str(), fs.values[i]);
-    std::printf("\n");
-  };
 
   // Chroma is read by psnr only: without it the readers skip the chroma planes in the files from now on (the frames
   // read while the scorer started up hold every plane).
@@ -552,17 +568,6 @@ int main(int argc, char** argv) {
   ref.set_luma_only(!reads_chroma);
   dist.set_luma_only(!reads_chroma);
 
-  bool first_scored = false;
-  auto take_scores = [&] {
-    FrameScore fs;
-    while (scorer->next(&fs)) {
-      if (!first_scored) {
-        first_scored = true;
-        tools::trace::event("first frame scored");
-      }
-      print_frame(fs);
-    }
-  };
   uint64_t n = 0;
   for (;;) {
     if (o.frame_cnt && n >= o.frame_cnt) break;
@@ -597,23 +602,27 @@ int main(int argc, char** argv) {
         else if (in_dist.prefetch) in_dist.prefetch->released(n, dp, dp + in_dist.reader->frame_size());
       };
     }
-    Status s = scorer->submit(rv, dv, int64_t(n), n, std::move(release));
+    FramePair pair;
+    pair.ref = rv;
+    pair.dist = dv;
+    pair.timestamp = int64_t(n);
+    pair.user = n;
+    pair.release = std::move(release);
+    Status s = scorer->submit(std::move(pair));
     if (!s) return fail(s.message());
     if (n == 0) tools::trace::event("first frame submitted");
     n++;
     for (Input* in : {&in_ref, &in_dist})
       if (in->prefetch) in->prefetch->consumed(n);
-    take_scores();
   }
   if (n == 0) return fail("no frames to score");
   tools::trace::event("last frame submitted (%" PRIu64 " frames)", n);
   if (Status s = scorer->flush(); !s) return fail(s.message());
   tools::trace::event("flush done");
-  take_scores();
 
   const Collector& col = scorer->collector();
   if (!o.quiet) {
-    const std::string& ms = scorer->model_score_name();
+    const std::string ms = scorer->model_score_names().empty() ? "" : scorer->model_score_names()[0];
     if (!ms.empty()) {
       const PoolStats p = col.pool(size_t(col.find(ms)));
       const long lo = col.find(ms + "_ci_p95_lo");
@@ -632,8 +641,8 @@ int main(int argc, char** argv) {
   tools::trace::event("results printed");
   if (!o.output.empty()) {
     ResultsInfo info;
-    info.width = g.width;
-    info.height = g.height;
+    info.width = g.ref.width;
+    info.height = g.ref.height;
     info.fps = scorer->fps();
     if (Status s = write_results(col, o.format, info, o.output); !s) return fail(s.message());
     tools::trace::event("results written to %s", o.output.c_str());

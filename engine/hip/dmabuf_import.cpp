@@ -74,12 +74,13 @@ std::shared_ptr<DmaBufDevice> make_dmabuf_device(std::shared_ptr<Device> device,
   return std::make_shared<HipDmaBufDevice>(std::move(device), std::move(import_fn));
 }
 
-Status create_dmabuf_importer(const DmaBufImporterConfig& config, std::unique_ptr<DmaBufImporter>* out) {
+Status open_dmabuf_device(vmafx::Vendor vendor, int device_id, std::shared_ptr<DmaBufDevice>* out) {
   out->reset();
   std::shared_ptr<Device> device;
-  VMAFX_TRY(Device::get(hip_vendor(config.vendor), config.device_id, &device));
+  VMAFX_TRY(Device::get(hip_vendor(vendor), device_id, &device));
   VMAFX_TRY(device->status());
-  return create_dmabuf_device_importer(config, make_dmabuf_device(std::move(device)), out);
+  *out = make_dmabuf_device(std::move(device));
+  return Status::ok();
 }
 
 }  // namespace vmafx::hip

@@ -35,8 +35,9 @@ Status import_dmabuf_external_memory(const std::shared_ptr<Device>& device, int 
 // The seam of the device importer on `device`'s library stream; `import_fn` empty: import_dmabuf_external_memory.
 std::shared_ptr<DmaBufDevice> make_dmabuf_device(std::shared_ptr<Device> device, DmaBufImportFn import_fn = {});
 
-// vmafx::DmaBufImporter::create for Backend::hip / auto_select: the device of config.vendor / config.device_id, the
-// same object as the scorer's (Device::get shares one per device), so imports and reads share the library stream.
-Status create_dmabuf_importer(const DmaBufImporterConfig& config, std::unique_ptr<DmaBufImporter>* out);
+// The device half of vmafx::DmaBufImporter::create for Backend::hip / auto_select: the device of `vendor` /
+// `device_id`, the same object as the scorer's (Device::get shares one per device), so imports and reads share the
+// library stream. device_unavailable when no device is usable (also in a build without the HIP engine).
+Status open_dmabuf_device(vmafx::Vendor vendor, int device_id, std::shared_ptr<DmaBufDevice>* out);
 
 }  // namespace vmafx::hip

@@ -32,6 +32,9 @@ struct FramePlanes {
   DevicePlane dist[3];
   unsigned planes = 1;                       // 1 (luma only) or 3
   const DevicePlane* prev_ref = nullptr;     // the previous frame's reference luma (motion); null on the first frame
+  // The reference luma two frames back (motion's motion_five_frame_window); null on the first two frames and where
+  // the pipeline does not keep it (MotionGpu then refuses a five-frame window instead of scoring 0).
+  const DevicePlane* prev_prev_ref = nullptr;
   uint32_t width = 0, height = 0;            // luma size
   unsigned bpc = 8;
 };

@@ -1,77 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The scorer's HIP backend (src/scorer_backends.h's hooks). probe() opens the device and the scorer's one
-// HipPipeline; create() gives, for adm, vif, motion and psnr, an asynchronous Extractor that is a thin view onto that
-// pipeline (every GPU family of a scorer shares its uploads, slots and completion thread). float_ssim and
-// float_ms_ssim have no GPU implementation: create() returns ok with no extractor and the scorer runs the CPU's,
-// which reads the caller's host picture in place (the GPU gets its own single upload of the same frame).
+// The HIP backend (hip/backend.h). One HipPipeline per scorer runs every GPU feature of a frame in one submission
+// (the frame's planes uploaded once, or read in place for device pictures); features without a GPU implementation
+// run on a CPU backend beside it, reading the caller's host pictures in place. The frame is done when both parts
+// are: the last part to finish reports it.
 #include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <utility>
 
-#include "cpu/adm.h"
-#include "cpu/motion.h"
-#include "cpu/psnr.h"
-#include "cpu/vif.h"
-#include "hip/adm_gpu.h"
+#include "hip/backend.h"
 #include "hip/device.h"
-#include "hip/motion_gpu.h"
+#include "hip/gpu_features.h"
 #include "hip/pipeline.h"
-#include "hip/psnr_gpu.h"
-#include "hip/vif_gpu.h"
-#include "src/scorer_backends.h"
 
-namespace vmafx {
+namespace vmafx::hip {
 
 namespace {
-
-hip::Vendor to_hip(Vendor v) {
-  switch (v) {
-    case Vendor::amd: return hip::Vendor::amd;
-    case Vendor::nvidia: return hip::Vendor::nvidia;
-    case Vendor::auto_select: break;
-  }
-  return hip::Vendor::auto_select;
-}
-
-class HipSession final : public BackendSession {
- public:
-  std::shared_ptr<hip::Device> device;
-  std::shared_ptr<hip::HipPipeline> pipeline;
-
-  Status end_frame() override { return pipeline->submit_frame(); }
-  Status drain() override { return pipeline->drain(); }
-};
-
-// One GPU family of a scorer: starts its part of each frame on the shared pipeline.
-class HipExtractor final : public Extractor {
- public:
-  HipExtractor(std::string family, std::vector<std::string> outputs, std::shared_ptr<hip::HipPipeline> pipeline,
-               unsigned id)
-      : family_(std::move(family)), outputs_(std::move(outputs)), pipeline_(std::move(pipeline)), id_(id) {}
-
-  const std::string& family() const override { return family_; }
-  const std::vector<std::string>& outputs() const override { return outputs_; }
-  bool every_frame() const override { return family_ == "motion"; }
-  bool needs_prev_ref() const override { return family_ == "motion"; }
-  Status make_worker(std::unique_ptr<ExtractorWorker>* out) const override {
-    out->reset();
-    return {Errc::internal, family_ + " on the GPU has no CPU worker"};
-  }
-  bool is_async() const override { return true; }
-  Status start(const FrameInput& in, double* out, std::function<void(Status)> done) override {
-    if (!in.ref || !in.dist) return {Errc::invalid_argument, family_ + ": frame without pictures"};
-    return pipeline_->add(id_, in.index, *in.ref, *in.dist, in.prev_ref, out, std::move(done));
-  }
-  Status drain() override { return pipeline_->drain(); }
-  bool reads(MemoryKind m) const override { return m == MemoryKind::host || m == MemoryKind::device; }
-
- private:
-  std::string family_;
-  std::vector<std::string> outputs_;
-  std::shared_ptr<hip::HipPipeline> pipeline_;
-  unsigned id_;
-};
 
 // Frames in flight: six, or four where a slot's staging memory (both lumas, and chroma) is large (4K 16-bit).
 unsigned slots_for(const VideoGeometry& g) {
@@ -80,85 +26,138 @@ unsigned slots_for(const VideoGeometry& g) {
   return slot_bytes > (size_t(32) << 20) ? 4 : 6;
 }
 
-Status probe(const ScorerConfig& cfg, const VideoGeometry& g, std::string* description,
-             std::unique_ptr<BackendSession>* session) {
-  auto s = std::make_unique<HipSession>();
-  VMAFX_TRY(hip::Device::get(to_hip(cfg.vendor), cfg.device_id, &s->device));
-  const hip::DeviceInfo& info = s->device->info();
-  hip::PipelineConfig pc;
-  pc.width = g.width;
-  pc.height = g.height;
-  pc.bpc = g.bit_depth;
-  pc.chroma = g.chroma;
-  pc.slots = slots_for(g);
-  VMAFX_TRY(hip::HipPipeline::create(s->device, pc, &s->pipeline));
-  *description = std::string("hip: ") + hip::vendor_name(info.vendor) + " " + info.name + " (" + info.arch + ")";
-  *session = std::move(s);
-  return Status::ok();
-}
+class HipBackend final : public features::Backend {
+ public:
+  explicit HipBackend(Done done) : done_(std::move(done)) {}
+  ~HipBackend() override { drain(); }
 
-Status create(BackendSession* session, const ScorerConfig& cfg, const std::string& family, const FeatureOptions& opts,
-              const VideoGeometry& g, std::unique_ptr<Extractor>* out) {
-  (void)cfg;
-  out->reset();
-  auto* hs = dynamic_cast<HipSession*>(session);
-  if (!hs || !hs->pipeline) return {Errc::internal, "HIP extractor without the scorer's HIP session"};
-  const std::shared_ptr<hip::HipPipeline>& pipeline = hs->pipeline;
-  const unsigned slots = pipeline->slots();
-  // Options the GPU features do not take are left to the CPU path, which names them.
-  std::unique_ptr<hip::GpuFeature> feature;
-  hip::FeatureNeeds needs;
-  // The one option each of adm and vif takes (the registry's list); anything else goes to the CPU path.
-  auto only_option = [&](const char* name, double* value) {
-    for (const auto& [k, v] : opts) {
-      if (k != name) return false;
-      *value = v;
+  Status init(const features::Plan& plan, const BackendOptions& opt) {
+    plan_ = plan;
+    VMAFX_TRY(Device::get(opt.vendor, opt.device_id, &device_));
+    const DeviceInfo& info = device_->info();
+    description_ = std::string("hip: ") + vendor_name(info.vendor) + " " + info.name + " (" + info.arch + ")";
+    PipelineConfig pc;
+    pc.width = plan.geometry.width;
+    pc.height = plan.geometry.height;
+    pc.bpc = plan.geometry.bit_depth;
+    pc.chroma = plan.geometry.chroma;
+    pc.slots = slots_for(plan.geometry);
+    pc.scaler = plan.scaler.get();  // the plan (kept in plan_) owns it
+    pc.dist_width = plan.dist_geometry.width;
+    pc.dist_height = plan.dist_geometry.height;
+    VMAFX_TRY(HipPipeline::create(device_, pc, &pipeline_));
+
+    features::Plan cpu_plan;
+    cpu_plan.geometry = plan.geometry;
+    cpu_plan.threads = plan.threads;
+    cpu_plan.value_count = plan.value_count;
+    for (size_t i = 0; i < plan.features.size(); i++) {
+      const features::Instance& inst = plan.features[i];
+      std::unique_ptr<GpuFeature> g;
+      FeatureNeeds needs;
+      VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &g, &needs).prepend(inst.desc->name));
+      if (g) {
+        assert(g->output_count() == inst.outputs.size());
+        unsigned id = 0;
+        VMAFX_TRY(pipeline_->add_feature(std::move(g), needs, &id));
+        gpu_.push_back({i, id});
+      } else {
+        cpu_plan.features.push_back(inst);
+        cpu_plan.first_value.push_back(plan.first_value[i]);
+      }
     }
-    return true;
-  };
-  if (family == "adm") {
-    cpu::AdmOptions o;
-    if (!only_option("adm_enhn_gain_limit", &o.enhn_gain_limit)) return Status::ok();
-    std::unique_ptr<hip::AdmGpu> a;
-    VMAFX_TRY(hip::AdmGpu::create(hs->device, g.width, g.height, g.bit_depth, o, slots, &a));
-    feature = std::move(a);
-  } else if (family == "vif") {
-    cpu::VifOptions o;
-    if (!only_option("vif_enhn_gain_limit", &o.enhn_gain_limit)) return Status::ok();
-    std::unique_ptr<hip::VifGpu> v;
-    VMAFX_TRY(hip::VifGpu::create(hs->device, g.width, g.height, g.bit_depth, o, slots, &v));
-    feature = std::move(v);
-  } else if (family == "motion") {
-    if (!opts.empty()) return Status::ok();
-    VMAFX_TRY(cpu::motion_check_size(g.width, g.height));
-    std::unique_ptr<hip::MotionGpu> m;
-    VMAFX_TRY(hip::MotionGpu::create(hs->device, g.width, g.height, g.bit_depth, slots, &m));
-    feature = std::move(m);
-    needs.dist = false;
-    needs.prev_ref = true;
-  } else if (family == "psnr") {
-    if (!opts.empty()) return Status::ok();
-    VMAFX_TRY(cpu::psnr_check_depth(g.bit_depth));
-    std::unique_ptr<hip::PsnrGpu> p;
-    Status s = hip::PsnrGpu::create(hs->device, g.width, g.height, g.bit_depth, g.chroma, slots, &p);
-    if (s.code() == Errc::unsupported) return Status::ok();  // e.g. 8-bit rows too wide: the CPU's exact sums
-    VMAFX_TRY(s);
-    feature = std::move(p);
-    needs.chroma = g.chroma != Chroma::k400;
-  } else {
-    return Status::ok();  // no GPU implementation: the CPU's
+    if (!cpu_plan.features.empty()) {
+      // The CPU part reports to part_done when the frame also has GPU work, else straight to the scorer.
+      VMAFX_TRY(features::create_cpu_backend(
+          cpu_plan,
+          [this](features::Frame* f, Status s) {
+            if (has_gpu_work(*f)) part_done(f, std::move(s));
+            else done_(f, std::move(s));
+          },
+          &cpu_));
+      cpu_names_.clear();
+      for (const auto& inst : cpu_plan.features) cpu_names_ += (cpu_names_.empty() ? "" : ", ") + std::string(inst.desc->name);
+      description_ += " (on the CPU: " + cpu_names_ + ")";
+    }
+    return Status::ok();
   }
-  unsigned id = 0;
-  VMAFX_TRY(pipeline->add_feature(std::move(feature), needs, &id));
-  *out = std::make_unique<HipExtractor>(family, extractor_outputs(family, opts, g.chroma), pipeline, id);
-  return Status::ok();
-}
+
+  std::string description() const override { return description_; }
+  size_t capacity() const override { return std::max<size_t>(8, cpu_ ? cpu_->capacity() : 0); }
+  bool accepts(MemoryKind m) const override { return m == MemoryKind::host || !cpu_; }
+
+  Status submit(features::Frame* f) override {
+    std::vector<HipPipeline::Part> parts;
+    for (const auto& g : gpu_)
+      if (f->runs(plan_.features[g.feature]))
+        parts.push_back({g.id, f->values.data() + plan_.first_value[g.feature]});
+    if (parts.empty()) {
+      if (cpu_) return cpu_->submit(f);  // reports the frame itself (at once when nothing of it runs there)
+      done_(f, Status::ok());
+      return Status::ok();
+    }
+    if (!cpu_) return pipeline_->submit(f->index, f->ref, f->dist, f->prev_ref, std::move(parts),
+                                        [this, f](Status st) { done_(f, std::move(st)); });
+    // Both parts: the second to finish reports the frame.
+    f->parts.store(2);
+    f->part_status = Status::ok();
+    VMAFX_TRY(pipeline_->submit(f->index, f->ref, f->dist, f->prev_ref, std::move(parts),
+                                [this, f](Status st) { part_done(f, std::move(st)); }));
+    if (Status s = cpu_->submit(f); !s) part_done(f, std::move(s));
+    return Status::ok();
+  }
+
+  void drain() override {
+    if (pipeline_) (void)pipeline_->drain();
+    if (cpu_) cpu_->drain();
+  }
+
+ private:
+  struct GpuSlot {
+    size_t feature;  // index into plan_.features
+    unsigned id;     // the pipeline's feature id
+  };
+
+  bool has_gpu_work(const features::Frame& f) const {
+    for (const auto& g : gpu_)
+      if (f.runs(plan_.features[g.feature])) return true;
+    return false;
+  }
+
+  void record(features::Frame* f, const Status& s) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (f->part_status && !s) f->part_status = s;
+  }
+
+  void part_done(features::Frame* f, Status s) {
+    record(f, s);
+    if (f->parts.fetch_sub(1) != 1) return;
+    Status st;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      st = f->part_status;
+    }
+    done_(f, std::move(st));
+  }
+
+  Done done_;
+  features::Plan plan_;
+  std::shared_ptr<Device> device_;
+  std::shared_ptr<HipPipeline> pipeline_;
+  std::unique_ptr<features::Backend> cpu_;
+  std::vector<GpuSlot> gpu_;
+  std::string description_, cpu_names_;
+  std::mutex mu_;
+};
 
 }  // namespace
 
-const HipBackendHooks* hip_backend_hooks() {
-  static const HipBackendHooks hooks{&probe, &create};
-  return &hooks;
+Status create_backend(const features::Plan& plan, const BackendOptions& options, features::Backend::Done done,
+                      std::unique_ptr<features::Backend>* out) {
+  auto b = std::make_unique<HipBackend>(std::move(done));
+  VMAFX_TRY(b->init(plan, options));
+  *out = std::move(b);
+  return Status::ok();
 }
 
-}  // namespace vmafx
+}  // namespace vmafx::hip

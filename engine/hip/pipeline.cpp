@@ -2,6 +2,7 @@
 #include "hip/pipeline.h"
 
 #include <algorithm>
+#include <cassert>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -179,6 +180,12 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   std::shared_ptr<HipPipeline> p(new HipPipeline());
   p->device_ = device;
   p->cfg_ = cfg;
+  if (cfg.scaler) {
+    VMAFX_TRY(ScaleGpu::create(device, *cfg.scaler, &p->scale_));
+  } else {
+    p->cfg_.dist_width = cfg.width;
+    p->cfg_.dist_height = cfg.height;
+  }
   p->plant_ = planted_defect();
   p->upload_stream_ = upload_stream_selected(*device, cfg.upload_stream);
   p->slots_.resize(cfg.slots);
@@ -238,48 +245,26 @@ PipelineStats HipPipeline::stats() const {
   return stats_;
 }
 
-Status HipPipeline::add(unsigned id, uint64_t index, const PictureView& ref, const PictureView& dist,
-                        const PictureView* prev_ref, double* out, Done done) {
-  if (id >= features_.size()) return {Errc::invalid_argument, "HIP pipeline: no feature " + std::to_string(id)};
-  if (!out || !done) return {Errc::invalid_argument, "HIP pipeline: a part needs an output and a done callback"};
-  if (open_ && index != open_index_) VMAFX_TRY(submit_frame());
-  if (!open_) {
-    if (ref.width != cfg_.width || ref.height != cfg_.height || ref.bit_depth != cfg_.bpc ||
-        dist.width != cfg_.width || dist.height != cfg_.height || dist.bit_depth != cfg_.bpc)
-      return {Errc::unsupported, "HIP pipeline: frame " + std::to_string(index) + " is not the " +
-                                     std::to_string(cfg_.width) + "x" + std::to_string(cfg_.height) + " " +
-                                     std::to_string(cfg_.bpc) + "-bit video the pipeline was made for"};
-    open_ = true;
-    open_index_ = index;
-    open_ref_ = ref;
-    open_dist_ = dist;
-    open_has_prev_ = prev_ref != nullptr;
-    if (prev_ref) open_prev_ = *prev_ref;
-    open_parts_.clear();
+Status HipPipeline::submit(uint64_t index, const PictureView& ref, const PictureView& dist,
+                           const PictureView* prev_ref, std::vector<Part> parts, Done done) {
+  assert(done);
+  for (const Part& p : parts) {
+    assert(p.feature < features_.size() && p.out);
+    (void)p;
   }
-  for (const Part& p : open_parts_)
-    if (p.feature == id) return {Errc::invalid_argument, "HIP pipeline: feature added twice to one frame"};
-  open_parts_.push_back({id, out, std::move(done)});
-  return Status::ok();
-}
-
-void HipPipeline::fail_parts(std::vector<Part>* parts, const Status& s) {
-  for (Part& p : *parts) {
-    if (p.done) p.done(s);
-  }
-  parts->clear();
-}
-
-Status HipPipeline::submit_frame() {
-  if (!open_) return Status::ok();
-  std::vector<Part> parts = std::move(open_parts_);
-  open_parts_.clear();
-  open_ = false;
-  Status s = submit_locked_out(&parts);
-  if (!s) {
-    s.prepend("HIP pipeline, frame " + std::to_string(open_index_));
-    fail_parts(&parts, s);
-  }
+  if (ref.width != cfg_.width || ref.height != cfg_.height || ref.bit_depth != cfg_.bpc ||
+      dist.width != cfg_.dist_width || dist.height != cfg_.dist_height || dist.bit_depth != cfg_.bpc)
+    return {Errc::unsupported, "HIP pipeline: frame " + std::to_string(index) + " is not the " +
+                                   std::to_string(cfg_.width) + "x" + std::to_string(cfg_.height) + " (distorted " +
+                                   std::to_string(cfg_.dist_width) + "x" + std::to_string(cfg_.dist_height) + ") " +
+                                   std::to_string(cfg_.bpc) + "-bit video the pipeline was made for"};
+  open_index_ = index;
+  open_ref_ = ref;
+  open_dist_ = dist;
+  open_has_prev_ = prev_ref != nullptr;
+  if (prev_ref) open_prev_ = *prev_ref;
+  Status s = submit_locked_out(&parts, &done);
+  if (!s) s.prepend("HIP pipeline, frame " + std::to_string(index));
   return s;
 }
 
@@ -287,11 +272,18 @@ Status HipPipeline::allocate() {
   // The largest frame: both lumas, and with chroma four chroma planes with room for interleaved rows (step 2).
   // Planes are placed one after another per frame (stage()), so a frame uploads only what it holds.
   const unsigned word = cfg_.bpc > 8 ? 2 : 1;
-  set_bytes_ = 2 * (align_up(size_t(cfg_.width) * word, kRowAlignment) * cfg_.height + kPlaneAlignment);
-  if (needs_chroma_ && cfg_.chroma != Chroma::k400) {
-    const uint32_t cw = chroma_width(cfg_.chroma, cfg_.width), ch = chroma_height(cfg_.chroma, cfg_.height);
-    set_bytes_ += 4 * (align_up(size_t(cw) * 2 * word, kRowAlignment) * ch + kPlaneAlignment);
-  }
+  // Both lumas (the distorted one at its own size), and with chroma four chroma planes at their stored (rounded up)
+  // sizes with room for interleaved rows (step 2).
+  auto luma_bytes = [&](uint32_t w, uint32_t h) {
+    return align_up(size_t(w) * word, kRowAlignment) * h + kPlaneAlignment;
+  };
+  auto chroma_bytes = [&](uint32_t w, uint32_t h) {
+    const uint32_t cw = chroma_width_stored(cfg_.chroma, w), ch = chroma_height_stored(cfg_.chroma, h);
+    return 2 * (align_up(size_t(cw) * 2 * word, kRowAlignment) * ch + kPlaneAlignment);
+  };
+  set_bytes_ = luma_bytes(cfg_.width, cfg_.height) + luma_bytes(cfg_.dist_width, cfg_.dist_height);
+  if (needs_chroma_ && cfg_.chroma != Chroma::k400)
+    set_bytes_ += chroma_bytes(cfg_.width, cfg_.height) + chroma_bytes(cfg_.dist_width, cfg_.dist_height);
   // With the upload stream one set per slot, so the upload of a frame need not wait for the frames still running
   // (only for the one `slots` frames back and its successor, which have long finished in steady state); on the
   // library stream two sets are enough: the stream's order already puts an upload after every read before it.
@@ -318,7 +310,7 @@ Status HipPipeline::allocate() {
 // `set`. The upload itself is queued by the caller.
 // A device picture's plane read in place (device pictures of a frame whose other picture is staged, and frames of
 // device pictures only).
-Status HipPipeline::device_plane(const PictureView& v, unsigned p, DevicePlane* dp) const {
+Status HipPipeline::device_plane(const PictureView& v, unsigned p, DevicePlane* dp, bool stored) const {
   const int dev = device_->info().index;
   if (v.device >= 0 && v.device != dev)
     return {Errc::unsupported, "a picture in the memory of device " + std::to_string(v.device) +
@@ -328,8 +320,8 @@ Status HipPipeline::device_plane(const PictureView& v, unsigned p, DevicePlane* 
   if (pv.stride <= 0)
     return {Errc::unsupported, "device plane " + std::to_string(p) + " with a stride of " + std::to_string(pv.stride) +
                                    " (device planes need a positive stride)"};
-  const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
-  const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
+  uint32_t w, h;
+  plane_size(v, p, stored, &w, &h);
   *dp = {pv.data, size_t(pv.stride), w, h, v.bytes_per_sample, v.shift, uint8_t(pv.step ? pv.step : 1)};
   return Status::ok();
 }
@@ -345,10 +337,12 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
   std::vector<CopyPool::Job> jobs;
   size_t end = 0;
   auto plane = [&](const PictureView& v, unsigned p, DevicePlane* dp) -> Status {
-    if (v.memory == MemoryKind::device) return device_plane(v, p, dp);
+    // The scaler reads the distorted chroma planes whole (their stored size), as swscale does.
+    const bool stored = scale_ && &v == &dist;
+    if (v.memory == MemoryKind::device) return device_plane(v, p, dp, stored);
     const PlaneView& pv = v.planes[p];
-    const uint32_t w = p == 0 ? v.width : chroma_width(v.chroma, v.width);
-    const uint32_t h = p == 0 ? v.height : chroma_height(v.chroma, v.height);
+    uint32_t w, h;
+    plane_size(v, p, stored, &w, &h);
     if (!pv.data) return {Errc::invalid_argument, "plane " + std::to_string(p) + " has no data"};
     const unsigned step = pv.step ? pv.step : 1;
     const size_t extent = row_extent(w, step, v.bytes_per_sample);
@@ -385,7 +379,32 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
   return Status::ok();
 }
 
-Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot) {
+void HipPipeline::plane_size(const PictureView& v, unsigned p, bool stored, uint32_t* w, uint32_t* h) {
+  if (p == 0) {
+    *w = v.width;
+    *h = v.height;
+  } else if (stored) {
+    *w = chroma_width_stored(v.chroma, v.width);
+    *h = chroma_height_stored(v.chroma, v.height);
+  } else {
+    *w = chroma_width(v.chroma, v.width);
+    *h = chroma_height(v.chroma, v.height);
+  }
+}
+
+Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const FramePlanes& in, unsigned slot) {
+  FramePlanes planes = in;
+  if (scale_ && planes.dist[0].data) {
+    // The distorted planes at the reference's size first; the features read the scaler's output on the same stream.
+    VMAFX_TRY(scale_->enqueue(in.dist, planes.planes).prepend("scaling the distorted frame"));
+    for (unsigned i = 0; i < planes.planes; ++i) {
+      const DevicePlane src = planes.dist[i];
+      planes.dist[i] = scale_->output(i);
+      planes.dist[i].width = i == 0 ? cfg_.width : chroma_width(cfg_.chroma, cfg_.width);
+      planes.dist[i].height = i == 0 ? cfg_.height : chroma_height(cfg_.chroma, cfg_.height);
+      (void)src;
+    }
+  }
   for (const Part& p : parts) {
     GpuFeature* f = features_[p.feature].feature.get();
     Status s = f->enqueue(planes, slot);
@@ -431,19 +450,18 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
 Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed,
                                   FramePlanes* planes) {
   VMAFX_TRY(device_plane(ref, 0, &planes->ref[0]));
-  VMAFX_TRY(device_plane(dist, 0, &planes->dist[0]));
+  VMAFX_TRY(device_plane(dist, 0, &planes->dist[0], scale_ != nullptr));
   if (chroma_needed) {
     for (unsigned p = 1; p < 3; ++p) {
       VMAFX_TRY(device_plane(ref, p, &planes->ref[p]));
-      VMAFX_TRY(device_plane(dist, p, &planes->dist[p]));
+      VMAFX_TRY(device_plane(dist, p, &planes->dist[p], scale_ != nullptr));
     }
   }
   return Status::ok();
 }
 
-Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
+Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
   VMAFX_TRY(device_->status());
-  if (parts->empty()) return Status::ok();
   const uint64_t index = open_index_;
 
   bool dist_needed = false, chroma_needed = false, prev_needed = false;
@@ -530,16 +548,24 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts) {
     slot.busy = true;
     if (plant_ != Plant::skip_wait) {
       slot.parts = std::move(*parts);
+      slot.done = std::move(*done);
       parts->clear();
       queue_.push_back(k);
     }
   }
   if (plant_ == Plant::skip_wait) {
     // Planted defect: the scores are read back before the device has written them.
-    for (Part& p : *parts) p.done(features_[p.feature].feature->finish(k, p.out));
+    Status first;
+    for (Part& p : *parts) {
+      Status f = features_[p.feature].feature->finish(k, p.out);
+      if (first && !f) first = f;
+    }
     parts->clear();
-    std::lock_guard<std::mutex> lk(mu_);
-    slot.busy = false;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      slot.busy = false;
+    }
+    (*done)(first);
     return Status::ok();
   }
   cv_.notify_all();
@@ -558,36 +584,36 @@ void HipPipeline::completion_loop() {
     Slot& slot = slots_[k];
     const Status waited = slot.event.synchronize();
     std::vector<Part> parts;
+    Done done;
     {
       std::lock_guard<std::mutex> lk(mu_);
       parts = std::move(slot.parts);
+      done = std::move(slot.done);
       slot.parts.clear();
     }
+    Status frame_status = waited;
     for (Part& p : parts) {
-      Status s = waited;
-      if (s) {
-        GpuFeature* f = features_[p.feature].feature.get();
-        s = f->finish(k, p.out);
-        if (!s) s.prepend(std::string(f->name()) + " finishing frame " + std::to_string(slot.index));
-      }
-      p.done(s);
+      if (!frame_status) break;
+      GpuFeature* f = features_[p.feature].feature.get();
+      Status s = f->finish(k, p.out);
+      if (!s) frame_status = s.prepend(std::string(f->name()) + " finishing frame " + std::to_string(slot.index));
     }
+    // The slot is free before `done` runs: the caller may submit the next frame from inside it.
     {
       std::lock_guard<std::mutex> lk(mu_);
       slot.busy = false;
       queue_.pop_front();
     }
     cv_.notify_all();
+    if (done) done(frame_status);
   }
 }
 
 Status HipPipeline::drain() {
-  Status s = submit_frame();
   {
     std::unique_lock<std::mutex> lk(mu_);
     cv_.wait(lk, [&] { return queue_.empty(); });
   }
-  if (!s) return s;
   return device_->status();
 }
 

@@ -28,7 +28,7 @@
 //
 // A completion thread waits for the slots' events in submission order, calls each feature's finish() and then the
 // `done` callback of every part of the frame. Nothing synchronises the whole device per frame. Several frames are in
-// flight (`slots`); submit_frame() blocks only while every slot is still busy. The host copy of frame N+1 into the
+// flight (`slots`); submit() blocks only while every slot is still busy. The host copy of frame N+1 into the
 // pinned ring overlaps the device's work on frame N.
 //
 // Motion reads the previous frame's reference luma: a host frame's stays in the pipeline's device planes (consecutive
@@ -58,7 +58,9 @@
 #include <vector>
 
 #include "hip/device.h"
+#include "cpu/scale.h"
 #include "hip/feature.h"
+#include "hip/scale_gpu.h"
 #include "vmafx/picture.h"
 #include "vmafx/status.h"
 
@@ -80,6 +82,11 @@ struct PipelineConfig {
   // Upload host frames on the device's upload stream: 1 yes (where the runtime can order streams), 0 no (on the
   // library stream), -1 as VMAFX_HIP_UPLOAD_STREAM says (unset, empty or anything but "0": yes).
   int upload_stream = -1;
+  // A distorted stream of another size: dist_width x dist_height pictures, scaled on the device to width x height
+  // with this scaler's filters before any feature reads them (null: both streams have the pipeline's size). The
+  // scaler must outlive the pipeline.
+  const cpu::Scaler* scaler = nullptr;
+  uint32_t dist_width = 0, dist_height = 0;
 };
 
 // Whether VMAFX_HIP_UPLOAD_STREAM asks for the upload stream (unset, empty or anything but "0").
@@ -104,7 +111,7 @@ struct PipelineStats {
   uint64_t stream_uploads = 0;     // of which on the device's upload stream
   uint64_t uploaded_bytes = 0;     // bytes copied host to device
   uint64_t staged_bytes = 0;       // bytes copied on the host into the pinned ring
-  uint64_t blocked_submits = 0;    // submit_frame() calls that waited for a free slot
+  uint64_t blocked_submits = 0;    // submit() calls that waited for a free slot
 };
 
 class HipPipeline {
@@ -120,18 +127,19 @@ class HipPipeline {
   Status add_feature(std::unique_ptr<GpuFeature> feature, const FeatureNeeds& needs, unsigned* id);
   GpuFeature* feature(unsigned id) const;
 
-  // Adds feature `id` to frame `index` (consecutive calls for the same index build one frame; a new index submits
-  // the open frame first). `ref` / `dist` / `prev_ref` (the reference of frame index - 1, null for the first frame)
-  // must stay valid until `done` has been called; `out` receives feature(id)->output_count() scores. `done` is called
-  // exactly once, from the completion thread, when the scores are final or the frame failed. On an error return
-  // `done` is not called.
-  Status add(unsigned id, uint64_t index, const PictureView& ref, const PictureView& dist, const PictureView* prev_ref,
-             double* out, Done done);
-  // Queues the open frame (nothing when none is open). Blocks while every slot is busy. On failure the frame's
-  // parts get the Status through their `done` as well.
-  Status submit_frame();
-  // Submits the open frame and waits until every submitted frame has called its `done`s. Returns the device's
-  // sticky failure, if any.
+  // One part of a frame: feature `feature` (an id from add_feature) writes feature(id)->output_count() scores to
+  // `out`.
+  struct Part {
+    unsigned feature = 0;
+    double* out = nullptr;
+  };
+  // Queues frame `index` with the features in `parts`. `ref` / `dist` / `prev_ref` (the reference of frame
+  // index - 1, null for the first frame) must stay valid until `done` has been called. `done` is called exactly
+  // once, from the completion thread, when every part's scores are final or the frame failed. Blocks while every
+  // slot is busy. On an error return `done` is not called.
+  Status submit(uint64_t index, const PictureView& ref, const PictureView& dist, const PictureView* prev_ref,
+                std::vector<Part> parts, Done done);
+  // Waits until every submitted frame has called its `done`. Returns the device's sticky failure, if any.
   Status drain();
 
   const std::shared_ptr<Device>& device() const { return device_; }
@@ -145,16 +153,12 @@ class HipPipeline {
  private:
   HipPipeline() = default;
 
-  struct Part {
-    unsigned feature = 0;
-    double* out = nullptr;
-    Done done;
-  };
   struct Slot {
     Event event;
     bool busy = false;
     uint64_t index = 0;
     std::vector<Part> parts;
+    Done done;
   };
   struct Registered {
     std::unique_ptr<GpuFeature> feature;
@@ -168,9 +172,10 @@ class HipPipeline {
   Status enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot);
   Status upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes);
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
-  Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp) const;
-  Status submit_locked_out(std::vector<Part>* parts);  // the body of submit_frame
-  void fail_parts(std::vector<Part>* parts, const Status& s);
+  Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp, bool stored = false) const;
+  // Plane p's size as the features read it, or its stored size (chroma rounded up) where the scaler reads it.
+  static void plane_size(const PictureView& v, unsigned p, bool stored, uint32_t* w, uint32_t* h);
+  Status submit_locked_out(std::vector<Part>* parts, Done* done);  // the body of submit
   void completion_loop();
 
   std::shared_ptr<Device> device_;
@@ -178,6 +183,7 @@ class HipPipeline {
   Plant plant_ = Plant::none;
   bool upload_stream_ = false;
   std::vector<Registered> features_;
+  std::unique_ptr<ScaleGpu> scale_;  // with PipelineConfig::scaler
   bool allocated_ = false;
   bool needs_prev_ = false, needs_chroma_ = false;
 
@@ -198,12 +204,10 @@ class HipPipeline {
   uint8_t* upload_dst_ = nullptr;
   size_t upload_bytes_ = 0;
 
-  // The open frame (submit thread only).
-  bool open_ = false;
+  // The frame being submitted (submit thread only).
   uint64_t open_index_ = 0;
   PictureView open_ref_, open_dist_, open_prev_;
   bool open_has_prev_ = false;
-  std::vector<Part> open_parts_;
 
   // The previous submitted frame's reference luma (submit thread only).
   bool have_last_ = false;

@@ -464,19 +464,19 @@ TEST(GlImportGpu, ClipScoresFromTexturesEqualTheHostPath) {
     ASSERT_OK(ref.open(pair.ref_path(), pair.width, pair.height, planar));
     ASSERT_OK(dist.open(pair.dist_path(), pair.width, pair.height, planar));
     const Layout& l = pair.bpc == 8 ? kLayouts[4] : kLayouts[6];  // NV12 / P010: two textures, interleaved chroma
-    ScorerConfig cfg;
-    cfg.features = {"psnr"};
+    ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_v0.6.1", {"psnr"});
     cfg.backend = Backend::hip;
     cfg.vendor = public_vendor(g.device->info().vendor);
     cfg.device_id = g.device->info().index;
     VideoGeometry geo{pair.width, pair.height, uint8_t(pair.bpc), Chroma::k420};
+    ::vmafx::test::FrameLog host_log, gl_log;
     std::unique_ptr<Scorer> from_host, from_gl;
-    ASSERT_OK(Scorer::create(cfg, geo, &from_host));
-    ASSERT_OK(Scorer::create(cfg, geo, &from_gl));
+    ASSERT_OK(::vmafx::test::make_scorer(cfg, geo, &host_log, &from_host));
+    ASSERT_OK(::vmafx::test::make_scorer(cfg, geo, &gl_log, &from_gl));
     std::mt19937 rng(99);
     const size_t n = std::min(ref.frames(), dist.frames());
     for (size_t i = 0; i < n; i++) {
-      ASSERT_OK(from_host->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr));
+      ASSERT_OK(from_host->submit(::vmafx::test::frame_pair(ref.frame(i), dist.frame(i), int64_t(i), 0)));
       std::vector<HostTex> rt = clip_textures(ref.frame(i), l, rng), dt = clip_textures(dist.frame(i), l, rng);
       auto textures = std::make_shared<std::vector<std::unique_ptr<GlTexture>>>();
       TextureFrame rf, df;
@@ -498,10 +498,10 @@ TEST(GlImportGpu, ClipScoresFromTexturesEqualTheHostPath) {
       ASSERT_OK(g.importer->import(rf, &rv, &rrel));
       ASSERT_OK(g.importer->import(df, &dv, &drel));
       textures.reset();  // the copies are queued; GL may reuse the textures now
-      Status st = from_gl->submit(rv, dv, int64_t(i), 0, [rrel, drel] {
+      Status st = from_gl->submit(::vmafx::test::frame_pair(rv, dv, int64_t(i), 0, [rrel, drel] {
         rrel();
         drel();
-      });
+      }));
       if (st.code() == Errc::unsupported && i == 0)
         GTEST_SKIP() << "the scorer takes no device pictures yet: " << st.message();
       ASSERT_OK(st);
@@ -511,9 +511,11 @@ TEST(GlImportGpu, ClipScoresFromTexturesEqualTheHostPath) {
     const auto& names = from_host->score_names();
     ASSERT_EQ(names, from_gl->score_names());
     size_t frames = 0, values = 0;
-    FrameScore a, b;
-    while (from_host->next(&a)) {
-      ASSERT_TRUE(from_gl->next(&b)) << "frame " << a.index << " missing from the GL path";
+    const std::vector<FrameScore> host_frames = host_log.frames(), gl_frames = gl_log.frames();
+    ASSERT_EQ(host_frames.size(), gl_frames.size()) << "frames missing from the GL path";
+    for (size_t f = 0; f < host_frames.size(); f++) {
+      const FrameScore& a = host_frames[f];
+      const FrameScore& b = gl_frames[f];
       ASSERT_EQ(a.index, b.index);
       for (size_t k = 0; k < names.size(); k++) {
         if (std::isnan(a.values[k]) && std::isnan(b.values[k])) continue;

@@ -330,10 +330,11 @@ TEST(GstGl, RgbaScoresAsTheHostLumaConversion) {
   ASSERT_EQ(luma[0].size(), r.frames.size());
   ASSERT_EQ(luma[1].size(), r.frames.size());
 
-  ScorerConfig cfg;
+  ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_v0.6.1");
   cfg.backend = Backend::cpu;
+  ::vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k400}, &scorer).is_ok());
+  ASSERT_TRUE(::vmafx::test::make_scorer(cfg, {p.width, p.height, 8, Chroma::k400}, &log, &scorer).is_ok());
   const FormatInfo gray{PixelFormat::gray, Chroma::k400, 8};
   const PlaneLayout layout[1] = {{0, ptrdiff_t(p.width)}};
   for (size_t i = 0; i < luma[0].size(); i++) {
@@ -342,17 +343,16 @@ TEST(GstGl, RgbaScoresAsTheHostLumaConversion) {
         make_picture_view(gray, p.width, p.height, luma[0][i].data(), luma[0][i].size(), layout, 1, &rv).is_ok());
     ASSERT_TRUE(
         make_picture_view(gray, p.width, p.height, luma[1][i].data(), luma[1][i].size(), layout, 1, &dv).is_ok());
-    ASSERT_TRUE(scorer->submit(rv, dv, int64_t(i), 0, nullptr).is_ok());
+    ASSERT_TRUE(scorer->submit(::vmafx::test::frame_pair(rv, dv, int64_t(i), 0)).is_ok());
   }
   ASSERT_TRUE(scorer->flush().is_ok());
   const auto& names = scorer->score_names();
-  FrameScore fs;
   size_t n = 0, values = 0;
-  while (scorer->next(&fs)) {
+  for (const FrameScore& fs : log.frames()) {
     ASSERT_LT(fs.index, r.frames.size());
     for (size_t k = 0; k < names.size(); k++) {
       if (std::isnan(fs.values[k])) continue;
-      std::string field = names[k] == scorer->model_score_name() ? "score" : names[k];
+      std::string field = names[k] == scorer->model_score_names()[0] ? "score" : names[k];
       for (char& c : field) c = c == '_' ? '-' : c;
       const double got = field_double(r.frames[fs.index].get(), field.c_str());
       ASSERT_EQ(got, fs.values[k]) << "frame " << fs.index << " " << field;

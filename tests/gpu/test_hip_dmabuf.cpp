@@ -348,25 +348,22 @@ struct Scores {
 using Feed = std::function<Status(size_t i, PictureView* ref, PictureView* dist, std::function<void()>* release)>;
 
 Status score(const vmafx::test::Pair& pair, size_t frames, Backend backend, const Feed& feed, Scores* out) {
-  ScorerConfig cfg;
-  cfg.model = "vmaf_v0.6.1";
-  cfg.features = {"psnr"};  // every feature here has a GPU kernel: device pictures are read by all of them
+  // Every feature here has a GPU kernel: device pictures are read by all of them.
+  ScorerConfig cfg = vmafx::test::scorer_config("vmaf_v0.6.1", {"psnr"});
   cfg.backend = backend;
   VideoGeometry g{pair.width, pair.height, uint8_t(pair.bpc), Chroma::k420};
+  vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  VMAFX_TRY(Scorer::create(cfg, g, &scorer));
+  VMAFX_TRY(vmafx::test::make_scorer(cfg, g, &log, &scorer));
   out->backend = scorer->backend_description();
   for (size_t i = 0; i < frames; i++) {
     PictureView r, d;
     std::function<void()> release;
     VMAFX_TRY(feed(i, &r, &d, &release));
-    VMAFX_TRY(scorer->submit(r, d, int64_t(i), i, release));
-    FrameScore fs;
-    while (scorer->next(&fs)) out->frames.push_back(fs);
+    VMAFX_TRY(scorer->submit(vmafx::test::frame_pair(r, d, int64_t(i), i, release)));
   }
   VMAFX_TRY(scorer->flush());
-  FrameScore fs;
-  while (scorer->next(&fs)) out->frames.push_back(fs);
+  out->frames = log.frames();
   out->names = scorer->score_names();
   return Status::ok();
 }

@@ -402,20 +402,19 @@ void run_stream(MotionPsnrPipeline& mp, const std::vector<const PictureView*>& r
   r->status.assign(2 * n, Status::ok());
   r->done = 0;
   for (size_t i = 0; i < n; ++i) {
-    auto done_at = [r](size_t k) {
-      return [r, k](Status s) {
-        std::lock_guard<std::mutex> lk(r->mu);
-        r->status[k] = s;
-        ++r->done;
-      };
+    // One done per frame, for both of its parts.
+    auto done = [r, i](Status s) {
+      std::lock_guard<std::mutex> lk(r->mu);
+      r->status[2 * i] = s;
+      r->status[2 * i + 1] = s;
+      ++r->done;
     };
     const PictureView* prev = i ? refs[i - 1] : nullptr;
-    ASSERT_OK(mp.pipeline->add(mp.motion_id, i, *refs[i], *dists[i], prev, r->motion[i].data(), done_at(2 * i)));
-    ASSERT_OK(mp.pipeline->add(mp.psnr_id, i, *refs[i], *dists[i], prev, r->psnr[i].data(), done_at(2 * i + 1)));
-    ASSERT_OK(mp.pipeline->submit_frame());
+    ASSERT_OK(mp.pipeline->submit(i, *refs[i], *dists[i], prev,
+                                  {{mp.motion_id, r->motion[i].data()}, {mp.psnr_id, r->psnr[i].data()}}, done));
   }
   ASSERT_OK(mp.pipeline->drain());
-  EXPECT_EQ(r->done.load(), int(2 * n)) << "every part's done called once";
+  EXPECT_EQ(r->done.load(), int(n)) << "every frame's done called once";
 }
 
 void expect_scores(const Stream& s, const Results& r, const std::string& what) {
@@ -529,13 +528,11 @@ TEST(HipPipeline, MotionAloneUploadsOnlyTheReferenceLuma) {
   for (size_t i = 0; i < 4; ++i) {
     // Frames 1 and 3 carry motion only (as --subsample 2 does for unscored frames).
     const PictureView* prev = i ? &s.ref[i - 1].view : nullptr;
-    ASSERT_OK(mp.pipeline->add(mp.motion_id, i, s.ref[i].view, s.dist[i].view, prev, out[i].data(),
-                               [&](Status st) { EXPECT_TRUE(st.is_ok()) << st.to_string(); ++done; }));
-    if (i % 2 == 0)
-      ASSERT_OK(mp.pipeline->add(mp.psnr_id, i, s.ref[i].view, s.dist[i].view, prev, out[i].data() + 1,
-                                 [&](Status st) { EXPECT_TRUE(st.is_ok()) << st.to_string(); ++done; }));
+    std::vector<HipPipeline::Part> parts = {{mp.motion_id, out[i].data()}};
+    if (i % 2 == 0) parts.push_back({mp.psnr_id, out[i].data() + 1});
     const uint64_t before = mp.pipeline->stats().uploaded_bytes;
-    ASSERT_OK(mp.pipeline->submit_frame());
+    ASSERT_OK(mp.pipeline->submit(i, s.ref[i].view, s.dist[i].view, prev, parts,
+                                  [&, i](Status st) { EXPECT_TRUE(st.is_ok()) << st.to_string(); done += i % 2 ? 1 : 2; }));
     const uint64_t bytes = mp.pipeline->stats().uploaded_bytes - before;
     if (i % 2) {
       EXPECT_EQ(bytes, uint64_t(w) * h) << "frame " << i << ": motion reads the reference luma only";
@@ -582,7 +579,7 @@ class ProbeFeature final : public GpuFeature {
   }
 };
 
-TEST(HipPipeline, FailuresReachEveryDoneOfTheFrame) {
+TEST(HipPipeline, FailuresReachTheFramesDone) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   Stream s;
   make_stream(8, 64, 48, 3, 5, &s);
@@ -594,33 +591,26 @@ TEST(HipPipeline, FailuresReachEveryDoneOfTheFrame) {
     (mode == 0 ? pf->fail_enqueue : pf->fail_finish) = true;
     unsigned probe_id = 0;
     ASSERT_OK(mp.pipeline->add_feature(std::move(probe), FeatureNeeds{}, &probe_id));
-    std::vector<Status> got(3);
+    Status got;
     std::atomic<int> calls{0};
     double out[3][3];
-    ASSERT_OK(mp.pipeline->add(mp.psnr_id, 0, s.ref[0].view, s.dist[0].view, nullptr, out[0],
-                               [&](Status st) { got[0] = st; ++calls; }));
-    ASSERT_OK(mp.pipeline->add(probe_id, 0, s.ref[0].view, s.dist[0].view, nullptr, out[1],
-                               [&](Status st) { got[1] = st; ++calls; }));
-    ASSERT_OK(mp.pipeline->add(mp.motion_id, 0, s.ref[0].view, s.dist[0].view, nullptr, out[2],
-                               [&](Status st) { got[2] = st; ++calls; }));
-    const Status submitted = mp.pipeline->submit_frame();
+    const Status submitted = mp.pipeline->submit(
+        0, s.ref[0].view, s.dist[0].view, nullptr, {{mp.psnr_id, out[0]}, {probe_id, out[1]}, {mp.motion_id, out[2]}},
+        [&](Status st) { got = st; ++calls; });
     (void)mp.pipeline->drain();
-    EXPECT_EQ(calls.load(), 3) << "mode " << mode;
     if (mode == 0) {
-      EXPECT_FALSE(submitted.is_ok());
-      for (const Status& st : got) {
-        EXPECT_EQ(st.code(), Errc::device_error) << st.to_string();
-        EXPECT_NE(st.message().find("planted enqueue failure"), std::string::npos) << st.to_string();
-      }
+      // A failure while queueing is the submit's: done is not called.
+      EXPECT_EQ(calls.load(), 0);
+      EXPECT_EQ(submitted.code(), Errc::device_error) << submitted.to_string();
+      EXPECT_NE(submitted.message().find("planted enqueue failure"), std::string::npos) << submitted.to_string();
+      got = submitted;
     } else {
       EXPECT_TRUE(submitted.is_ok()) << submitted.to_string();
-      EXPECT_TRUE(got[0].is_ok()) << got[0].to_string();
-      EXPECT_EQ(got[1].code(), Errc::internal) << got[1].to_string();
-      EXPECT_NE(got[1].message().find("probe finishing frame 0"), std::string::npos) << got[1].to_string();
-      EXPECT_TRUE(got[2].is_ok()) << got[2].to_string();
+      EXPECT_EQ(calls.load(), 1) << "one done for the frame";
+      EXPECT_EQ(got.code(), Errc::internal) << got.to_string();
+      EXPECT_NE(got.message().find("probe finishing frame 0"), std::string::npos) << got.to_string();
     }
-    std::printf("mode %d: %s | %s | %s\n", mode, got[0].to_string().c_str(), got[1].to_string().c_str(),
-                got[2].to_string().c_str());
+    std::printf("mode %d: %s\n", mode, got.to_string().c_str());
   }
   EXPECT_TRUE(dev->status().is_ok()) << "a feature's own failure is not a device failure";
 }
@@ -644,9 +634,7 @@ TEST(HipPipeline, SubmitBlocksOnlyWhenEverySlotIsBusy) {
   std::vector<double> out(slots + 2);
   std::atomic<int> done{0};
   auto submit = [&](size_t i) {
-    Status st = p->add(id, i, s.ref[i].view, s.dist[i].view, nullptr, &out[i], [&](Status) { ++done; });
-    if (st) st = p->submit_frame();
-    return st;
+    return p->submit(i, s.ref[i].view, s.dist[i].view, nullptr, {{id, &out[i]}}, [&](Status) { ++done; });
   };
   // `slots` frames go in although none has finished.
   for (size_t i = 0; i < slots; ++i) ASSERT_OK(submit(i));
@@ -682,7 +670,7 @@ TEST(HipPipelineZ, DeviceFailureIsStickyAndNamesTheCall) {
   ASSERT_OK(Module::load(dev, "motion", &m));
   Kernel k;
   ASSERT_OK(m.function("motion_sad_kernel", &k));
-  std::vector<Status> got(6);
+  std::vector<Status> got(3);
   std::atomic<int> calls{0};
   double out[3][4];
   for (size_t i = 0; i < 3; ++i) {
@@ -693,26 +681,27 @@ TEST(HipPipelineZ, DeviceFailureIsStickyAndNamesTheCall) {
       std::printf("refused launch: %s\n", refused.to_string().c_str());
     }
     const PictureView* prev = i ? &s.ref[i - 1].view : nullptr;
-    Status a = mp.pipeline->add(mp.motion_id, i, s.ref[i].view, s.dist[i].view, prev, out[i],
-                                [&, i](Status st) { got[2 * i] = st; ++calls; });
-    Status b = mp.pipeline->add(mp.psnr_id, i, s.ref[i].view, s.dist[i].view, prev, out[i] + 1,
-                                [&, i](Status st) { got[2 * i + 1] = st; ++calls; });
-    ASSERT_OK(a);
-    ASSERT_OK(b);
-    const Status submitted = mp.pipeline->submit_frame();
-    if (i == 0) ASSERT_OK(submitted);
-    if (i == 0) ASSERT_OK(mp.pipeline->drain());
+    const Status submitted =
+        mp.pipeline->submit(i, s.ref[i].view, s.dist[i].view, prev, {{mp.motion_id, out[i]}, {mp.psnr_id, out[i] + 1}},
+                            [&, i](Status st) { got[i] = st; ++calls; });
+    if (i == 0) {
+      ASSERT_OK(submitted);
+      ASSERT_OK(mp.pipeline->drain());
+    } else {
+      // The sticky failure refuses the frame at submit (its done is not called), naming the call.
+      got[i] = submitted;
+    }
   }
   const Status drained = mp.pipeline->drain();
-  EXPECT_EQ(calls.load(), 6);
-  EXPECT_TRUE(got[0].is_ok() && got[1].is_ok()) << got[0].to_string() << " / " << got[1].to_string();
-  for (size_t i = 2; i < 6; ++i) {
-    EXPECT_EQ(got[i].code(), Errc::device_error) << "part " << i << ": " << got[i].to_string();
+  EXPECT_EQ(calls.load(), 1);
+  EXPECT_TRUE(got[0].is_ok()) << got[0].to_string();
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_EQ(got[i].code(), Errc::device_error) << "frame " << i << ": " << got[i].to_string();
     EXPECT_NE(got[i].message().find(dev->api().launch_kernel.symbol), std::string::npos)
         << "names the call: " << got[i].to_string();
   }
   EXPECT_EQ(drained.code(), Errc::device_error) << drained.to_string();
-  std::printf("frame 1 after the failure: %s\n", got[2].to_string().c_str());
+  std::printf("frame 1 after the failure: %s\n", got[1].to_string().c_str());
 }
 
 }  // namespace

@@ -703,7 +703,7 @@ TEST(Errors, CapsMismatchNamesBothCaps) {
   const RunResult r = run_pipeline(
       "videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! v.ref_sink "
       "videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=352,height=288,framerate=25/1 ! v.dist_sink "
-      "vmafxhip name=v ! fakesink");
+      "vmafxhip name=v scale-method=none ! fakesink");
   expect_one_element_error(r, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION, "320x240", "geometry mismatch");
   const auto e = r.element_errors();
   ASSERT_EQ(e.size(), 1u);
@@ -828,13 +828,13 @@ TEST(Results, EveryFormatMatchesTheEngineWriter) {
   YuvClip ref, dist;
   ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
   ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
-  ScorerConfig cfg;
-  cfg.features = {"psnr"};
+  ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_v0.6.1", {"psnr"});
   cfg.threads = 1;
+  ::vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k420}, &scorer).is_ok());
+  ASSERT_TRUE(::vmafx::test::make_scorer(cfg, {p.width, p.height, 8, Chroma::k420}, &log, &scorer).is_ok());
   for (size_t i = 0; i < ref.frames(); i++)
-    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr).is_ok());
+    ASSERT_TRUE(scorer->submit(::vmafx::test::frame_pair(ref.frame(i), dist.frame(i), int64_t(i), 0)).is_ok());
   ASSERT_TRUE(scorer->flush().is_ok());
   ResultsInfo info;
   info.width = p.width;
@@ -873,7 +873,7 @@ TEST(Results, UnwrittenResultsFileIsNotLeftBehind) {
   const RunResult r = run_pipeline(
       "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=64,height=48 ! v.ref_sink "
       "videotestsrc num-buffers=3 ! video/x-raw,format=I420,width=32,height=48 ! v.dist_sink "
-      "vmafxhip name=v results-filename=\"" + path + "\" ! fakesink");
+      "vmafxhip name=v scale-method=none results-filename=\"" + path + "\" ! fakesink");
   EXPECT_EQ(r.element_errors().size(), 1u);
   EXPECT_FALSE(file_exists(path));
 }
@@ -892,14 +892,14 @@ TEST(ConfidenceInterval, BootstrapModelAddsIntervalFields) {
   YuvClip ref, dist;
   ASSERT_TRUE(ref.open(p.ref_path(), p.width, p.height, fmt).is_ok());
   ASSERT_TRUE(dist.open(p.dist_path(), p.width, p.height, fmt).is_ok());
-  ScorerConfig cfg;
-  cfg.model = "vmaf_b_v0.6.3";
+  ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_b_v0.6.3");
   cfg.conf_interval = true;
   cfg.threads = 1;
+  ::vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  ASSERT_TRUE(Scorer::create(cfg, {p.width, p.height, 8, Chroma::k420}, &scorer).is_ok());
+  ASSERT_TRUE(::vmafx::test::make_scorer(cfg, {p.width, p.height, 8, Chroma::k420}, &log, &scorer).is_ok());
   for (size_t i = 0; i < ref.frames(); i++)
-    ASSERT_TRUE(scorer->submit(ref.frame(i), dist.frame(i), int64_t(i), 0, nullptr).is_ok());
+    ASSERT_TRUE(scorer->submit(::vmafx::test::frame_pair(ref.frame(i), dist.frame(i), int64_t(i), 0)).is_ok());
   ASSERT_TRUE(scorer->flush().is_ok());
   const Collector& c = scorer->collector();
   for (size_t i = 0; i < r.frames.size(); i++) {

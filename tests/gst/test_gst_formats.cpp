@@ -186,13 +186,13 @@ Clip load_pair_c(Chroma chroma, unsigned depth) {
 const char* kFeatures = "threads=1 psnr=true ssim=true";
 
 std::vector<FrameScore> engine_scores(const Clip& clip, std::vector<std::string>* names) {
-  ScorerConfig cfg;
-  cfg.features = {"psnr", "float_ssim"};
+  ScorerConfig cfg = ::vmafx::test::scorer_config("vmaf_v0.6.1", {"psnr", "float_ssim"});
   cfg.threads = 1;
   cfg.backend = Backend::cpu;
   const Samples& s0 = clip.ref[0];
+  ::vmafx::test::FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  Status st = Scorer::create(cfg, {s0.w, s0.h, uint8_t(s0.depth), s0.chroma}, &scorer);
+  Status st = ::vmafx::test::make_scorer(cfg, {s0.w, s0.h, uint8_t(s0.depth), s0.chroma}, &log, &scorer);
   EXPECT_TRUE(st.is_ok()) << st.to_string();
   if (!st.is_ok()) return {};
   std::vector<Planar> keep;
@@ -200,12 +200,10 @@ std::vector<FrameScore> engine_scores(const Clip& clip, std::vector<std::string>
   for (size_t i = 0; i < clip.ref.size(); i++) {
     keep.push_back(planar(clip.ref[i]));
     keep.push_back(planar(clip.dist[i]));
-    EXPECT_TRUE(scorer->submit(keep[2 * i].view, keep[2 * i + 1].view, int64_t(i), 0, nullptr).is_ok());
+    EXPECT_TRUE(scorer->submit(::vmafx::test::frame_pair(keep[2 * i].view, keep[2 * i + 1].view, int64_t(i), 0)).is_ok());
   }
   EXPECT_TRUE(scorer->flush().is_ok());
-  std::vector<FrameScore> out;
-  FrameScore fs;
-  while (scorer->next(&fs)) out.push_back(fs);
+  std::vector<FrameScore> out = log.frames();
   *names = scorer->score_names();
   return out;
 }

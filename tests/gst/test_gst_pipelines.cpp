@@ -378,7 +378,7 @@ TEST(Caps, VideoscaleBeforeDistSinkAdaptsToTheReferenceSize) {
 }
 
 // The reference's caps come after the distorted stream negotiated its own size (the reference's appsrc starts once
-// dist_sink has caps): upstream renegotiates the reference's size; the distorted frames of the first size (those
+// dist_sink has caps) and the engine is not to scale (scale-method=none): upstream renegotiates the reference's size; the distorted frames of the first size (those
 // dist_sink held by then) are left out and counted, the rest are scored.
 TEST(Caps, VideoscaleRenegotiatesWhenTheReferenceCapsComeSecond) {
   REQUIRE_GST();
@@ -412,7 +412,7 @@ TEST(Caps, VideoscaleRenegotiatesWhenTheReferenceCapsComeSecond) {
   const RunResult r =
       run("appsrc name=r format=time ! v.ref_sink "
           "videotestsrc num-buffers=300 ! video/x-raw,format=I420,width=32,height=24,framerate=25/1 ! videoscale ! "
-          "v.dist_sink vmafxhip name=v ! fakesink",
+          "v.dist_sink vmafxhip name=v scale-method=none ! fakesink",
           opt);
   feeder.join();
   ASSERT_TRUE(r.eos) << r.describe_errors();
@@ -672,6 +672,25 @@ TEST(Queries, PositionAndDurationComeFromTheOutputStream) {
   ASSERT_TRUE(r.eos) << r.describe_errors();
   EXPECT_EQ(duration, gint64(48 * 40 * GST_MSECOND));
   EXPECT_GT(position, 0);
+}
+
+// A distorted stream of another size is brought to the reference's size by the engine (scale-method), and the
+// messages say so.
+TEST(Caps, ASmallerDistortedStreamIsScaledAndSaysFromWhat) {
+  REQUIRE_GST();
+  const RunResult r = run(
+      "videotestsrc num-buffers=10 pattern=ball ! video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! "
+      "tee name=t t. ! queue ! v.ref_sink t. ! queue ! videoscale ! "
+      "video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! v.dist_sink vmafxhip name=v "
+      "scale-method=bicubic psnr=true ! fakesink");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), 10u);
+  for (const auto& f : r.frames) {
+    const gchar* from = gst_structure_get_string(f.get(), "scaled-from");
+    EXPECT_STREQ(from, "160x120");
+    EXPECT_GT(get_double(f.get(), "psnr-y"), 20.0);
+  }
 }
 
 }  // namespace

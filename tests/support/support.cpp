@@ -2,6 +2,7 @@
 #include "support.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -150,6 +151,58 @@ Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, 
       return {Errc::io_error, p.oracle_path(model) + ": entry " + std::to_string(i) + " is frame " +
                                   std::to_string(out->frame_num[i])};
   return Status::ok();
+}
+
+Status open_sample_pair(PairClips* out) {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string d = std::string(tmp && *tmp ? tmp : "/tmp") + "/vmafx_sample_" + std::to_string(::getpid());
+    const std::string cmd = "mkdir -p " + d + " && gunzip -c " + project_source_dir() +
+                            "/samples/sample_320x240_ref.yuv.gz > " + d + "/ref.yuv && gunzip -c " +
+                            project_source_dir() + "/samples/sample_320x240_dist.yuv.gz > " + d + "/dist.yuv";
+    return std::system(cmd.c_str()) == 0 ? d : std::string();
+  }();
+  if (dir.empty()) return {Errc::io_error, "could not unpack the sample pair of samples/"};
+  FormatInfo fmt;
+  VMAFX_TRY(parse_pixel_format("420", 8, &fmt));
+  VMAFX_TRY(out->ref.open(dir + "/ref.yuv", 320, 240, fmt));
+  VMAFX_TRY(out->dist.open(dir + "/dist.yuv", 320, 240, fmt));
+  return Status::ok();
+}
+
+}  // namespace vmafx::test
+
+namespace vmafx::test {
+
+ScorerConfig scorer_config(const std::string& model, std::initializer_list<const char*> features) {
+  ScorerConfig cfg;
+  cfg.models.clear();
+  if (!model.empty()) {
+    ModelRequest mr;
+    mr.model = model;
+    cfg.models.push_back(mr);
+  }
+  for (const char* f : features) cfg.features.push_back({f, {}});
+  return cfg;
+}
+
+Status make_scorer(ScorerConfig cfg, const VideoGeometry& g, FrameLog* log, std::unique_ptr<Scorer>* out) {
+  cfg.on_frame = [log](const FrameScore& fs) { log->add(fs); };
+  StreamGeometry sg;
+  sg.ref = g;
+  sg.dist = g;
+  return Scorer::create(cfg, sg, out);
+}
+
+FramePair frame_pair(const PictureView& ref, const PictureView& dist, int64_t timestamp, uint64_t user,
+                     std::function<void()> release) {
+  FramePair p;
+  p.ref = ref;
+  p.dist = dist;
+  p.timestamp = timestamp;
+  p.user = user;
+  p.release = std::move(release);
+  return p;
 }
 
 }  // namespace vmafx::test

@@ -2,12 +2,19 @@
 // Test helpers: where the shared oracle lives, libvmaf JSON oracles, raw .yuv clips as picture views.
 #pragma once
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
+#include <initializer_list>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "vmafx/picture.h"
+#include "vmafx/scorer.h"
 #include "vmafx/status.h"
 
 namespace vmafx::test {
@@ -81,5 +88,49 @@ Status open_pair_clips(const Pair& p, PairClips* out);
 // The pair's libvmaf JSON for `model` ("vmaf_v0.6.1", "vmaf_v0.6.1neg"). Fails unless it holds `frames` entries,
 // numbered 0, 1, 2, ... in order.
 Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, Oracle* out);
+
+// The shipped synthetic sample pair (samples/, 320x240 I420, 24 frames), unpacked once per process into the test's
+// temporary directory and opened. Needs no ../shared.
+Status open_sample_pair(PairClips* out);
+
+}  // namespace vmafx::test
+
+// ---- Scoring in tests: the scorer's frames collected as on_frame hands them out ----------------------------------
+namespace vmafx::test {
+
+// Every FrameScore a scorer handed out, in order; safe to read while the scorer runs.
+class FrameLog {
+ public:
+  void add(const FrameScore& fs) {
+    std::lock_guard<std::mutex> lk(mu_);
+    frames_.push_back(fs);
+    cv_.notify_all();
+  }
+  std::vector<FrameScore> frames() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return frames_;
+  }
+  size_t size() const {
+    std::lock_guard<std::mutex> lk(mu_);
+    return frames_.size();
+  }
+  // Waits until at least n frames came out or `seconds` passed; returns whether they did.
+  bool wait_for(size_t n, double seconds) {
+    std::unique_lock<std::mutex> lk(mu_);
+    return cv_.wait_for(lk, std::chrono::duration<double>(seconds), [&] { return frames_.size() >= n; });
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<FrameScore> frames_;
+};
+
+// A config with one model (or none for "") and the named extra features without options.
+ScorerConfig scorer_config(const std::string& model, std::initializer_list<const char*> features = {});
+// Sets cfg.on_frame to feed *log, creates the scorer for equal reference and distorted geometry.
+Status make_scorer(ScorerConfig cfg, const VideoGeometry& g, FrameLog* log, std::unique_ptr<Scorer>* out);
+FramePair frame_pair(const PictureView& ref, const PictureView& dist, int64_t timestamp, uint64_t user,
+                     std::function<void()> release = {});
 
 }  // namespace vmafx::test

@@ -39,10 +39,14 @@ class Collector {
   // One past the highest frame index holding any value.
   uint64_t frames() const { return frames_; }
 
-  // Frames that carry scores in results and pooling (libvmaf --subsample: every n-th frame).
+  // Frames that carry scores in results and pooling: every n-th frame (libvmaf --subsample) that was not left
+  // unscored (a live element's skipped frames).
   void set_subsample(unsigned n) { subsample_ = n ? n : 1; }
   unsigned subsample() const { return subsample_; }
-  bool is_scored(uint64_t frame) const { return frame % subsample_ == 0; }
+  void set_unscored(uint64_t frame);
+  bool is_scored(uint64_t frame) const {
+    return frame % subsample_ == 0 && (frame >= unscored_.size() || !unscored_[frame]);
+  }
 
   // Pools a column over scored frames [0, frames()) that hold a value, libvmaf's way.
   PoolStats pool(size_t col) const;
@@ -58,6 +62,7 @@ class Collector {
   std::vector<Column> cols_;
   uint64_t frames_ = 0;
   unsigned subsample_ = 1;
+  std::vector<uint8_t> unscored_;
 };
 
 }  // namespace vmafx

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "vmafx/picture.h"
-#include "vmafx/scorer.h"  // Backend, Vendor
+#include "vmafx/devices.h"
 #include "vmafx/status.h"
 
 namespace vmafx {
@@ -333,5 +333,7 @@ class DmaBufDevice {
 // remembered and later frames go straight to the host mapping (allow_copy) or fail naming it.
 Status create_dmabuf_device_importer(const DmaBufImporterConfig& config, std::shared_ptr<DmaBufDevice> device,
                                      std::unique_ptr<DmaBufImporter>* out);
+// The importer of Backend::cpu: every dma-buf mapped on the host (checks and fences as above).
+Status create_dmabuf_host_importer(const DmaBufImporterConfig& config, std::unique_ptr<DmaBufImporter>* out);
 
 }  // namespace vmafx

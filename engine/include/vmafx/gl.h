@@ -28,7 +28,7 @@
 #include <string_view>
 
 #include "vmafx/picture.h"
-#include "vmafx/scorer.h"  // Vendor
+#include "vmafx/devices.h"
 #include "vmafx/status.h"
 
 namespace vmafx::gl {

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vmafx/status.h"
@@ -43,12 +44,21 @@ struct Prediction {
 
 class Model {
  public:
+  // Model files larger than this are refused before parsing (libvmaf's largest, vmaf_b_v0.6.3, is 0.4 MiB).
+  static constexpr size_t kMaxFileBytes = size_t(16) << 20;
+
   // A built-in version (see builtin_names()) or, if no built-in has that name, a path to a model JSON file. Either
   // a single model ({"model_dict": ...}) or a bootstrap collection ({"0": {...}, "1": {...}, ...}). Every failure is
   // Errc::model_error naming the file (or version) and the problem.
   static Status load(const std::string& version_or_path, Model* out);
+  // With libvmaf's feature overloads: {"vif.vif_enhn_gain_limit", "1.0"} sets that option of every model feature
+  // the vif extractor provides (added, or replacing the model file's value).
+  using Overrides = std::vector<std::pair<std::string, std::string>>;
+  static Status load(const std::string& version_or_path, const Overrides& overrides, Model* out);
   // Parses model JSON held in memory; `source` names it in messages.
   static Status load_from_buffer(const std::string& source, const char* data, size_t size, Model* out);
+  static Status load_from_buffer(const std::string& source, const char* data, size_t size, const Overrides& overrides,
+                                 Model* out);
 
   static std::vector<std::string> builtin_names();
   static bool is_builtin(const std::string& version);

@@ -57,6 +57,13 @@ uint32_t chroma_height(Chroma c, uint32_t luma_height);
 uint32_t chroma_width_stored(Chroma c, uint32_t luma_width);
 uint32_t chroma_height_stored(Chroma c, uint32_t luma_height);
 
+// A video stream's picture geometry as the features see it.
+struct VideoGeometry {
+  uint32_t width = 0, height = 0;
+  uint8_t bit_depth = 8;
+  Chroma chroma = Chroma::k420;
+};
+
 struct FormatInfo {
   PixelFormat format = PixelFormat::i420;
   Chroma chroma = Chroma::k420;

@@ -1,101 +1,130 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Scorer: the engine's entry point. Hand it reference/distorted picture pairs in display order; it computes the
-// features the model (and the caller) asks for on the CPU or the GPU, predicts VMAF per frame, and hands back one
-// FrameScore per scored frame, in order, as soon as every feature that frame needs exists (motion needs the next
-// frame, nothing more). Pictures are read in place: the scorer calls the release callback of a submitted pair once it
-// will not read that memory again.
+// features the models (and the caller) ask for on the CPU or the GPU, predicts each model's score per frame, and
+// calls ScorerConfig::on_frame once per scored frame, in order, as soon as every feature that frame needs exists
+// (motion needs the next frame, nothing more). Pictures are read in place: the scorer calls each pair's release
+// callback once it will not read that memory again.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "vmafx/collector.h"
+#include "vmafx/devices.h"
 #include "vmafx/picture.h"
 #include "vmafx/status.h"
 
 namespace vmafx {
 
-enum class Backend { auto_select, cpu, hip };
-enum class Vendor { auto_select, amd, nvidia };
-const char* backend_name(Backend b);
-const char* vendor_name(Vendor v);
+// Option list as libvmaf's dictionaries hold it: name -> text value, in the order given ("enable_chroma" -> "false").
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// A feature asked for beyond the models' (libvmaf's --feature NAME=opt=val:opt=val). `name` is a libvmaf feature
+// extractor name ("psnr", "float_ssim", "float_ms_ssim", "cambi", "speed_chroma", "motion", "adm", "vif",
+// "float_vif", ...). Unknown names and options are Errc::unsupported naming them (and listing the known ones).
+struct FeatureRequest {
+  std::string name;
+  OptionList options;
+};
+
+// One model (libvmaf's --model version=...:name=...:disable_clip:enable_transform:<feature>.<opt>=<val>).
+struct ModelRequest {
+  std::string model = "vmaf_v0.6.1";  // built-in version or a path to a libvmaf model JSON file
+  std::string name;                   // score column; "" -> "vmaf" (libvmaf's default for --model version=...)
+  bool disable_clip = false;
+  bool enable_transform = false;      // the phone model
+  // Overloads of the model's feature options: {"vif.vif_enhn_gain_limit", "1.0"} ("<extractor>.<option>").
+  OptionList overrides;
+};
+
+// How a distorted stream of another size is brought to the reference's size before any feature.
+enum class ScaleMethod { none, bicubic, bilinear, lanczos };  // none: sizes must agree (Errc::unsupported otherwise)
+
+enum class NoticeLevel { info, warning };
+
+struct FrameScore;
 
 struct ScorerConfig {
-  // Built-in model version (vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3) or a path to
-  // a libvmaf model JSON file. Empty: no model, features only.
-  std::string model = "vmaf_v0.6.1";
-  // Column name of the model's score, as libvmaf's --model name=... (default "vmaf"); bootstrap models add
-  // <name>_bagging, <name>_stddev, <name>_ci_p95_lo and <name>_ci_p95_hi.
-  std::string model_name = "vmaf";
-  bool disable_clip = false;
-  bool enable_transform = false;  // libvmaf's phone model
-  bool conf_interval = false;     // bootstrap models: also report stddev and the 95 % interval
-  // Extra features beyond those the model needs, by libvmaf name: "psnr", "float_ssim", "float_ms_ssim",
-  // "motion", "adm", "vif".
-  std::vector<std::string> features;
-  unsigned threads = 0;    // CPU worker threads; 0 and 1 run in the caller's thread
-  unsigned subsample = 1;  // score every n-th frame (libvmaf --subsample); motion still uses every frame
+  std::vector<ModelRequest> models = {ModelRequest{}};  // empty: features only (libvmaf -n)
+  // Bootstrap collections (vmaf_b_v0.6.3) always add each member's score, the bagged score, its standard deviation
+  // and the 95 % interval as columns (libvmaf's CLI does); this says the caller shows them (the element's
+  // conf-interval), the scorer itself ignores it.
+  bool conf_interval = false;
+  std::vector<FeatureRequest> features;
+  unsigned threads = 0;    // CPU worker threads; 0 and 1: the caller's thread. Capped (Scorer::kMaxThreads)
+  unsigned subsample = 1;  // score every n-th frame (libvmaf --subsample); temporal features still see every frame
   Backend backend = Backend::cpu;
   Vendor vendor = Vendor::auto_select;
   int device_id = -1;      // -1: first usable device
-  // Called with a message the caller should show once (e.g. "no GPU: scoring on the CPU").
-  std::function<void(const std::string&)> on_notice;
+  ScaleMethod scale = ScaleMethod::bicubic;  // used only when the distorted geometry differs from the reference's
+
+  // Called once per scored frame, in frame order, never twice at the same time, from the submitting thread or a
+  // worker / GPU completion thread, outside every lock of the scorer (it may call gst_element_post_message, or take
+  // its own locks; it must not call back into the scorer except collector-free getters).
+  std::function<void(const FrameScore&)> on_frame;
+  // Said once per cause ("no GPU: scoring on the CPU", "ms_ssim left out: 160x120 is below 176x176", ...). The
+  // detail string is for debug logs (GST_DEBUG level INFO), `text` is one short line.
+  std::function<void(NoticeLevel level, const std::string& text, const std::string& detail)> on_notice;
 };
 
-struct VideoGeometry {
-  uint32_t width = 0, height = 0;
-  uint8_t bit_depth = 8;
-  Chroma chroma = Chroma::k420;
+// The two streams' geometries. dist.width/height may differ from ref's (then cfg.scale brings dist to ref's size);
+// bit depth and chroma subsampling must agree.
+struct StreamGeometry {
+  VideoGeometry ref;
+  VideoGeometry dist;  // zero width/height: same as ref
 };
 
-// Scores of one scored frame: values[i] belongs to Scorer::score_names()[i]; NaN where a score does not exist for
-// this frame.
+// One scored frame: values[i] belongs to Scorer::score_names()[i]; NaN where a score does not exist for this frame.
 struct FrameScore {
-  uint64_t index = 0;      // frame number in submission order (0-based)
+  uint64_t index = 0;      // frame number in submission order (0-based), libvmaf's frame number
   int64_t timestamp = -1;  // the caller's timestamp of this frame, unchanged
   uint64_t user = 0;       // the caller's tag of this frame, unchanged
   std::vector<double> values;
   double get(const std::string& name, const std::vector<std::string>& names) const;
 };
 
-// Thread safety: one thread submits and flushes; next() and wait_next() may be called from another thread at the same
-// time (e.g. a thread that posts results). collector() is safe to read once flush() has returned.
+// One pair handed to the scorer.
+struct FramePair {
+  PictureView ref;
+  PictureView dist;       // at the distorted geometry of StreamGeometry
+  int64_t timestamp = -1;
+  uint64_t user = 0;
+  // false: the pair is computed only for temporal features (motion reads consecutive frames) and yields no
+  // FrameScore (a live element skipping a frame it cannot afford keeps the next frame's motion exact).
+  bool scored = true;
+  // Called exactly once, from any thread, outside the scorer's locks, when the scorer no longer reads either picture
+  // (also when submit fails). Pictures stay valid until then.
+  std::function<void()> release;
+};
+
 class Scorer {
  public:
-  virtual ~Scorer() = default;
+  static constexpr unsigned kMaxThreads = 64;  // documented cap of ScorerConfig::threads (higher: clamped, notice)
 
-  static Status create(const ScorerConfig& cfg, const VideoGeometry& geometry, std::unique_ptr<Scorer>* out);
+  virtual ~Scorer() = default;
+  static Status create(const ScorerConfig& cfg, const StreamGeometry& geometry, std::unique_ptr<Scorer>* out);
 
   // Names of the per-frame scores in output order, libvmaf's aliased names ("integer_adm2", ..., "vmaf").
   virtual const std::vector<std::string>& score_names() const = 0;
-  // Name of the model's score column ("vmaf"), empty without a model.
-  virtual const std::string& model_score_name() const = 0;
-  // The backend actually used (cpu when auto fell back).
-  virtual Backend backend() const = 0;
+  // Score column of each model, in cfg.models order ("vmaf", "vmaf_4k", ...). Empty without models.
+  virtual const std::vector<std::string>& model_score_names() const = 0;
+  virtual Backend backend() const = 0;  // the backend actually used (cpu when auto fell back)
   virtual std::string backend_description() const = 0;
 
-  // Hands over a pair. `release` (may be empty) is called exactly once, from any thread, when the scorer no longer
-  // reads either picture; pictures must stay valid until then. May block while many frames are in flight.
-  virtual Status submit(const PictureView& ref, const PictureView& dist, int64_t timestamp, uint64_t user,
-                        std::function<void()> release) = 0;
-
-  // Takes the next finished frame, in order. Returns false if none is ready.
-  virtual bool next(FrameScore* out) = 0;
-  // Waits until the next frame is finished (or the pipeline is empty); returns false when nothing more will come
-  // without another submit or flush.
-  virtual bool wait_next(FrameScore* out) = 0;
-
-  // End of stream: finishes every submitted frame (the last frames' motion included) so next() returns them all.
+  // Hands over a pair. block=true waits while the pipeline is full; block=false returns Errc::busy instead (the
+  // pair's release is then called, nothing was queued). Errors are sticky: every later call returns the first.
+  virtual Status submit(FramePair pair, bool block = true) = 0;
+  // End of stream: finishes every submitted frame (on_frame has been called for all of them when this returns).
   virtual Status flush() = 0;
 
-  // Everything computed so far, for pooling and results files. Valid after flush() (or between calls).
+  // Everything computed so far (pooling, results files). Read it after flush() returned.
   virtual const Collector& collector() const = 0;
   virtual uint64_t frames_submitted() const = 0;
-  // Frames scored per second of wall time between the first submit and flush (for the results' fps field).
-  virtual double fps() const = 0;
+  virtual double fps() const = 0;  // frames per second of wall time between the first submit and flush
 };
 
 }  // namespace vmafx

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The hooks of the implemented features in the feature table (table.cpp): per-frame output columns, size checks,
+// the CPU implementation (engine/cpu/'s reference wrapped as a features::CpuFeature) and temporal stages.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu/adm.h"
+#include "cpu/motion.h"
+#include "cpu/speed.h"
+#include "features/table.h"
+
+namespace vmafx::features::hooks {
+
+#define VMAFX_CPU_FEATURE_HOOKS(f)                                                                      \
+  std::vector<std::string> f##_outputs(const Options& o, const VideoGeometry& g);                      \
+  Status f##_check(const Options& o, const VideoGeometry& g);                                           \
+  Status f##_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out);
+
+VMAFX_CPU_FEATURE_HOOKS(adm)
+VMAFX_CPU_FEATURE_HOOKS(vif)
+VMAFX_CPU_FEATURE_HOOKS(motion)
+VMAFX_CPU_FEATURE_HOOKS(psnr)
+VMAFX_CPU_FEATURE_HOOKS(float_ssim)
+VMAFX_CPU_FEATURE_HOOKS(float_ms_ssim)
+VMAFX_CPU_FEATURE_HOOKS(speed_chroma)
+
+#undef VMAFX_CPU_FEATURE_HOOKS
+
+std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+unsigned motion_frames_back(const Options& o);
+
+// The CPU reference's option structs of a configured feature (shared with the GPU implementations).
+vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);
+vmafx::cpu::MotionOptions motion_cpu_options(const Options& o);
+Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out);
+
+}  // namespace vmafx::features::hooks

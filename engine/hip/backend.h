@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The HIP backend (features/backend.h's Backend on a GPU): the plan's features that have a GPU implementation
+// (gpu_features.h) run as kernels in one HipPipeline per scorer — each plane a frame needs uploaded once, or read in
+// place for device pictures — and the others on the CPU reference beside it; a frame is done when both parts are.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "features/backend.h"
+#include "hip/api.h"
+
+namespace vmafx::hip {
+
+struct BackendOptions {
+  Vendor vendor = Vendor::auto_select;
+  int device_id = -1;  // -1: the first usable device
+};
+
+// device_unavailable (naming every runtime and library tried) when no device is usable.
+Status create_backend(const features::Plan& plan, const BackendOptions& options, features::Backend::Done done,
+                      std::unique_ptr<features::Backend>* out);
+
+}  // namespace vmafx::hip

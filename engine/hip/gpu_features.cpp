@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GPU implementations by extractor name (gpu_features.h). Each entry takes the options its kernels honour;
+// anything else leaves the instance to the CPU reference (which honours or refuses it by the feature table).
+#include "hip/gpu_features.h"
+
+#include <cstring>
+
+#include "cpu/adm.h"
+#include "cpu/motion.h"
+#include "cpu/speed.h"
+#include "features/cpu_features.h"
+#include "cpu/vif.h"
+#include "hip/adm_gpu.h"
+#include "hip/motion_gpu.h"
+#include "hip/psnr_gpu.h"
+#include "hip/speed_gpu.h"
+#include "hip/ssim_gpu.h"
+#include "hip/vif_gpu.h"
+
+namespace vmafx::hip {
+
+namespace {
+
+using features::Instance;
+
+// True when every option given to `inst` is one of `taken` (the rest are at their defaults).
+bool takes_only(const Instance& inst, std::initializer_list<const char*> taken) {
+  for (const features::OptionDesc& o : inst.desc->options) {
+    if (!inst.options.given(o.name)) continue;
+    bool ok = false;
+    for (const char* t : taken) ok = ok || std::strcmp(t, o.name) == 0;
+    const bool at_default = o.type == features::OptType::text ? inst.options.text(o.name) == (o.def_text ? o.def_text : "")
+                                                              : inst.options.num(o.name) == o.def;
+    if (!ok && !at_default) return false;
+  }
+  return true;
+}
+
+using Maker = Status (*)(const Instance&, const VideoGeometry&, const std::shared_ptr<Device>&, unsigned,
+                         std::unique_ptr<GpuFeature>*, FeatureNeeds*);
+
+Status make_adm(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  // Every option but debug, whose extra outputs the kernels do not produce (the CPU reference does).
+  if (!takes_only(inst, {"adm_enhn_gain_limit", "adm_csf_scale", "adm_csf_diag_scale", "adm_dlm_weight",
+                         "adm_norm_view_dist", "adm_ref_display_height", "adm_csf_mode", "adm_noise_weight",
+                         "adm_skip_aim", "adm_skip_scale0", "adm_min_val"}))
+    return Status::ok();
+  std::unique_ptr<AdmGpu> a;
+  VMAFX_TRY(AdmGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::adm_cpu_options(inst.options),
+                           slots, &a));
+  *out = std::move(a);
+  return Status::ok();
+}
+
+Status make_vif(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  if (!takes_only(inst, {"vif_enhn_gain_limit"})) return Status::ok();
+  cpu::VifOptions o;
+  o.enhn_gain_limit = inst.options.num("vif_enhn_gain_limit");
+  std::unique_ptr<VifGpu> v;
+  VMAFX_TRY(VifGpu::create(dev, g.width, g.height, g.bit_depth, o, slots, &v));
+  *out = std::move(v);
+  return Status::ok();
+}
+
+Status make_motion(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                   std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  // The five-frame window needs the frame two back, which the pipeline does not keep (the table refuses it);
+  // debug's second output is the CPU's.
+  if (!takes_only(inst, {"motion_force_zero", "motion_blend_factor", "motion_blend_offset", "motion_fps_weight",
+                         "motion_max_val", "motion_moving_average"}))
+    return Status::ok();
+  std::unique_ptr<MotionGpu> m;
+  VMAFX_TRY(MotionGpu::create(dev, g.width, g.height, g.bit_depth, slots,
+                              features::hooks::motion_cpu_options(inst.options), &m));
+  *out = std::move(m);
+  needs->dist = false;
+  needs->prev_ref = true;
+  return Status::ok();
+}
+
+Status make_speed_chroma(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                         unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  cpu::SpeedOptions o;
+  VMAFX_TRY(features::hooks::speed_cpu_options(inst.options, &o));
+  std::unique_ptr<SpeedGpu> sp;
+  VMAFX_TRY(SpeedGpu::create(dev, g.width, g.height, g.chroma, g.bit_depth, o, slots, &sp));
+  *out = std::move(sp);
+  needs->chroma = true;
+  return Status::ok();
+}
+
+Status make_psnr(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                 std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  if (!takes_only(inst, {"enable_chroma"})) return Status::ok();
+  // Luma only is the 4:0:0 case of the kernel's planes.
+  const Chroma c = inst.options.flag("enable_chroma") ? g.chroma : Chroma::k400;
+  std::unique_ptr<PsnrGpu> p;
+  Status s = PsnrGpu::create(dev, g.width, g.height, g.bit_depth, c, slots, &p);
+  if (s.code() == Errc::unsupported) return Status::ok();  // e.g. 8-bit rows too wide: the CPU's exact sums
+  VMAFX_TRY(s);
+  *out = std::move(p);
+  needs->chroma = c != Chroma::k400;
+  return Status::ok();
+}
+
+template <class T>
+Status make_luma_float(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                       unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  if (!takes_only(inst, {})) return Status::ok();
+  std::unique_ptr<T> f;
+  VMAFX_TRY(T::create(dev, g.width, g.height, g.bit_depth, slots, &f));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+struct GpuEntry {
+  const char* name;
+  Maker make;
+};
+
+constexpr GpuEntry kGpuFeatures[] = {
+    {"adm", &make_adm},
+    {"vif", &make_vif},
+    {"motion", &make_motion},
+    {"psnr", &make_psnr},
+    {"float_ssim", &make_luma_float<SsimGpu>},
+    {"float_ms_ssim", &make_luma_float<MsSsimGpu>},
+    {"speed_chroma", &make_speed_chroma},
+};
+
+}  // namespace
+
+Status make_gpu_feature(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& device,
+                        unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  out->reset();
+  *needs = FeatureNeeds{};
+  for (const GpuEntry& e : kGpuFeatures)
+    if (std::strcmp(e.name, inst.desc->name) == 0) return e.make(inst, g, device, slots, out, needs);
+  return Status::ok();
+}
+
+}  // namespace vmafx::hip

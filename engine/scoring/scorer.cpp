@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The scoring pipeline. A frame travels one way: submit() validates the pair, gives it its index and hands the whole
+// frame to the backend (CPU workers or the GPU); the backend reports the frame done from one of its threads; the
+// in-order stage — run by whichever thread finds the next frame in order complete, one thread at a time and outside
+// the scorer's lock — writes its scores to the collector, feeds the temporal features' ordered stages (motion2 needs
+// the next frame's SAD), predicts every model's score for the frames that are final, calls on_frame, and releases
+// the pictures no feature reads again (the next frame's motion reads the previous reference). So a frame crosses at
+// most two threads between submit() and on_frame: the caller's, and the backend's thread that completed it.
+#include "vmafx/scorer.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+#include "cpu/scale.h"
+#include "features/backend.h"
+#include "features/table.h"
+#include "scoring/backend_select.h"
+#include "vmafx/model.h"
+
+namespace vmafx {
+
+double FrameScore::get(const std::string& name, const std::vector<std::string>& names) const {
+  for (size_t i = 0; i < names.size() && i < values.size(); i++)
+    if (names[i] == name) return values[i];
+  return NAN;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string geometry_text(const VideoGeometry& g) {
+  return std::to_string(g.width) + "x" + std::to_string(g.height) + " " + std::to_string(g.bit_depth) + "-bit " +
+         chroma_name(g.chroma);
+}
+
+// A submitted frame: the backend's frame plus what the scorer keeps of the caller's.
+struct Entry {
+  features::Frame frame;
+  int64_t timestamp = -1;
+  uint64_t user = 0;
+  std::function<void()> release;
+  bool computed = false;
+};
+
+struct ModelSlot {
+  Model model;
+  ModelOptions options;
+  std::vector<size_t> inputs;   // collector column of each model feature
+  std::vector<size_t> outputs;  // score, then members, bagging, stddev, ci lo, ci hi for collections
+};
+
+struct StageSlot {
+  std::unique_ptr<features::OrderedStage> stage;
+  size_t feature = 0;           // index into plan_.features
+  std::vector<size_t> columns;  // collector column of each stage output
+  uint64_t final_upto = 0;      // frames [0, final_upto) have every stage value
+};
+
+class ScorerImpl final : public Scorer {
+ public:
+  ~ScorerImpl() override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      aborted_ = true;  // frames still finishing are not handed out
+    }
+    if (backend_) backend_->drain();
+    backend_.reset();
+    std::vector<std::function<void()>> releases;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      for (auto& e : entries_) releases.push_back(std::move(e->release));
+      entries_.clear();
+    }
+    for (auto& r : releases)
+      if (r) r();
+  }
+
+  Status init(const ScorerConfig& cfg, const StreamGeometry& g);
+
+  const std::vector<std::string>& score_names() const override { return score_names_; }
+  const std::vector<std::string>& model_score_names() const override { return model_names_; }
+  Backend backend() const override { return backend_kind_; }
+  std::string backend_description() const override { return backend_->description(); }
+
+  Status submit(FramePair pair, bool block) override;
+  Status flush() override;
+  const Collector& collector() const override { return collector_; }
+  uint64_t frames_submitted() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    return submitted_;
+  }
+  double fps() const override;
+
+ private:
+  Status add_feature(const features::FeatureDesc& desc, const features::OptionList& opts, const std::string& why);
+  void frame_done(features::Frame* f, Status s);
+  // Runs the in-order stage if no other thread does; returns with the lock held.
+  void advance(std::unique_lock<std::mutex>& lk);
+  void collect(Entry& e);
+  void emit_final(uint64_t upto);
+  Status predict(uint64_t frame);
+  void fail_locked(const Status& s) {
+    if (error_.is_ok()) error_ = s;
+    cv_.notify_all();
+  }
+
+  ScorerConfig cfg_;
+  StreamGeometry geometry_;
+  features::Plan plan_;
+  std::vector<std::vector<size_t>> feature_columns_;  // per plan feature: collector column of each output
+  std::vector<StageSlot> stages_;
+  std::vector<ModelSlot> models_;
+  std::vector<std::string> score_names_, model_names_;
+  unsigned frames_back_ = 0;  // previous references the temporal features read: 0, 1 or 2
+  Backend backend_kind_ = Backend::cpu;
+  std::unique_ptr<features::Backend> backend_;
+  size_t capacity_ = 3;
+
+  // Written by the in-order stage only (one thread at a time), read by the caller after flush().
+  Collector collector_;
+  uint64_t emitted_ = 0;  // frames [0, emitted_) went through on_frame (or were unscored)
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::unique_ptr<Entry>> entries_;  // submitted, not yet retired, in index order
+  struct Meta {
+    int64_t timestamp;
+    uint64_t user;
+    bool scored;
+  };
+  std::deque<Meta> meta_;   // frames [emitted_, ...) not yet emitted
+  uint64_t submitted_ = 0;
+  uint64_t collected_ = 0;  // frames [0, collected_) are in the collector
+  bool emitting_ = false;   // a thread runs the in-order stage
+  bool flushing_ = false;
+  bool flushed_ = false;
+  bool aborted_ = false;
+  Status error_;
+  Clock::time_point t_first_{}, t_end_{};
+};
+
+Status ScorerImpl::add_feature(const features::FeatureDesc& desc, const features::OptionList& opts,
+                               const std::string& why) {
+  features::Options o;
+  VMAFX_TRY(features::parse_options(desc, opts, &o).prepend(why));
+  // The same extractor with the same options writes the same columns: one instance serves every request.
+  for (const auto& inst : plan_.features)
+    if (inst.desc == &desc && inst.options == o) return Status::ok();
+  features::Instance inst;
+  VMAFX_TRY(features::make_instance(desc, o, geometry_.ref, &inst).prepend(why));
+  plan_.add(std::move(inst));
+  return Status::ok();
+}
+
+Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
+  cfg_ = cfg;
+  geometry_ = g;
+  if (geometry_.dist.width == 0 && geometry_.dist.height == 0) geometry_.dist = geometry_.ref;
+  const VideoGeometry& r = geometry_.ref;
+  const VideoGeometry& d = geometry_.dist;
+  if (r.width == 0 || r.height == 0) return {Errc::invalid_argument, "video has zero width or height"};
+  if (r.bit_depth < 8 || r.bit_depth > 16)
+    return {Errc::unsupported, "bit depth " + std::to_string(r.bit_depth) + " is outside 8..16"};
+  if (d.bit_depth != r.bit_depth || d.chroma != r.chroma)
+    return {Errc::unsupported, "reference " + geometry_text(r) + " and distorted " + geometry_text(d) +
+                                   " differ in bit depth or chroma subsampling"};
+  plan_.dist_geometry = d;
+  if (d.width != r.width || d.height != r.height) {
+    if (cfg.scale == ScaleMethod::none)
+      return {Errc::unsupported, "distorted " + geometry_text(d) + " differs in size from the reference " +
+                                     geometry_text(r) + " and scaling is off (choose bicubic, bilinear or lanczos)"};
+    const cpu::ScaleKernel k = cfg.scale == ScaleMethod::bilinear  ? cpu::ScaleKernel::bilinear
+                               : cfg.scale == ScaleMethod::lanczos ? cpu::ScaleKernel::lanczos
+                                                                   : cpu::ScaleKernel::bicubic;
+    auto scaler = std::make_shared<cpu::Scaler>();
+    VMAFX_TRY(scaler->init(k, d.width, d.height, r.width, r.height, r.chroma, r.bit_depth)
+                  .prepend("scaling the distorted " + geometry_text(d) + " to the reference's " +
+                           std::to_string(r.width) + "x" + std::to_string(r.height)));
+    plan_.scaler = std::move(scaler);
+  }
+  if (cfg.subsample == 0) return {Errc::invalid_argument, "subsample must be at least 1"};
+  collector_.set_subsample(cfg.subsample);
+  plan_.geometry = r;
+  plan_.threads = std::min(cfg.threads, kMaxThreads);
+  if (cfg.threads > kMaxThreads && cfg_.on_notice)
+    cfg_.on_notice(NoticeLevel::warning, "threads limited to " + std::to_string(kMaxThreads),
+                   std::to_string(cfg.threads) + " threads asked for; the CPU backend uses at most " +
+                       std::to_string(kMaxThreads));
+
+  // The models' features in model order, then the extra ones.
+  for (const ModelRequest& mr : cfg.models) {
+    ModelSlot slot;
+    VMAFX_TRY(Model::load(mr.model, mr.overrides, &slot.model));
+    slot.options.disable_clip = mr.disable_clip;
+    slot.options.enable_transform = mr.enable_transform;
+    for (const ModelFeature& mf : slot.model.features()) {
+      const features::FeatureDesc* desc = features::find(mf.extractor);
+      assert(desc);  // the model loader resolved it through the table
+      features::OptionList opts(mf.text_opts.begin(), mf.text_opts.end());
+      VMAFX_TRY(add_feature(*desc, opts, "model " + mr.model + " needs " + mf.name));
+    }
+    models_.push_back(std::move(slot));
+  }
+  for (const FeatureRequest& fr : cfg.features) {
+    const features::FeatureDesc* desc = features::find(fr.name);
+    if (!desc || !desc->implemented())
+      return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
+    // An extra feature the picture is too small for is left out with one warning, the other scores kept (a model's
+    // feature is required: add_feature fails naming the minimum). libvmaf 3.2 stops the whole run instead.
+    features::Options o;
+    VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
+    if (desc->check) {
+      if (Status size = desc->check(o, geometry_.ref); !size) {
+        if (cfg_.on_notice)
+          cfg_.on_notice(NoticeLevel::warning, fr.name + " left out: " + size.message(),
+                         "the picture is " + geometry_text(geometry_.ref) + "; the other scores are kept");
+        continue;
+      }
+    }
+    VMAFX_TRY(add_feature(*desc, fr.options, "feature " + fr.name));
+  }
+
+  // Columns: every feature's per-frame outputs in order, then the ordered stages', then the models' scores.
+  for (size_t i = 0; i < plan_.features.size(); i++) {
+    const features::Instance& inst = plan_.features[i];
+    std::vector<size_t> cols;
+    for (const auto& o : inst.outputs) cols.push_back(collector_.add_column(o));
+    feature_columns_.push_back(std::move(cols));
+    frames_back_ = std::max(frames_back_, inst.desc->references_back(inst.options));
+  }
+  for (size_t i = 0; i < plan_.features.size(); i++) {
+    const features::Instance& inst = plan_.features[i];
+    if (!inst.desc->make_stage) continue;
+    StageSlot st;
+    st.stage = inst.desc->make_stage(inst.options);
+    st.feature = i;
+    for (const auto& o : inst.stage_outputs) st.columns.push_back(collector_.add_column(o));
+    stages_.push_back(std::move(st));
+  }
+  for (size_t m = 0; m < models_.size(); m++) {
+    ModelSlot& slot = models_[m];
+    for (const ModelFeature& mf : slot.model.features()) {
+      const long c = collector_.find(mf.score_name);
+      assert(c >= 0);  // the instance made for this feature writes its score name
+      slot.inputs.push_back(size_t(c));
+    }
+    std::string name = cfg.models[m].name.empty() ? "vmaf" : cfg.models[m].name;
+    for (const std::string& n : model_names_)
+      if (n == name) return {Errc::invalid_argument, "two models score into the column '" + name + "': name them"};
+    model_names_.push_back(name);
+    for (const auto& n : slot.model.score_names(name)) slot.outputs.push_back(collector_.add_column(n));
+  }
+  score_names_ = collector_.names();
+
+  VMAFX_TRY(scoring::select_backend(
+      cfg_, plan_, [this](features::Frame* f, Status s) { frame_done(f, std::move(s)); }, &backend_,
+      &backend_kind_));
+  capacity_ = std::max<size_t>(frames_back_ + 2, backend_->capacity());
+  return Status::ok();
+}
+
+Status ScorerImpl::submit(FramePair pair, bool block) {
+  auto fail = [&](Status s) {
+    if (pair.release) pair.release();
+    return s;
+  };
+  if (Status s = validate_view(pair.ref); !s) return fail(s.prepend("reference"));
+  if (Status s = validate_view(pair.dist); !s) return fail(s.prepend("distorted"));
+  const VideoGeometry& r = geometry_.ref;
+  const VideoGeometry& d = geometry_.dist;
+  auto matches = [](const PictureView& v, const VideoGeometry& g) {
+    return v.width == g.width && v.height == g.height && v.bit_depth == g.bit_depth && v.chroma == g.chroma;
+  };
+  if (!matches(pair.ref, r) || !matches(pair.dist, d))
+    return fail({Errc::unsupported, "pair of " + std::to_string(pair.ref.width) + "x" +
+                                        std::to_string(pair.ref.height) + " and " + std::to_string(pair.dist.width) +
+                                        "x" + std::to_string(pair.dist.height) + " pictures does not match the "
+                                        "stream's reference " + geometry_text(r) + " and distorted " +
+                                        geometry_text(d)});
+  for (const PictureView* v : {&pair.ref, &pair.dist})
+    if (!backend_->accepts(v->memory))
+      return fail({Errc::unsupported, "the " + backend_->description() + " backend cannot read " +
+                                          (v->memory == MemoryKind::device ? "device" : "host") +
+                                          " memory for every feature asked for"});
+
+  auto e = std::make_unique<Entry>();
+  Entry* entry = e.get();
+  {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (!error_.is_ok()) return fail(error_);
+    if (flushed_ || flushing_) return fail({Errc::invalid_argument, "submit after flush"});
+    auto has_room = [&] { return entries_.size() < capacity_ || !error_.is_ok(); };
+    if (!has_room()) {
+      if (!block) return fail({Errc::busy, "the scorer has " + std::to_string(entries_.size()) + " frames in flight"});
+      cv_.wait(lk, has_room);
+      if (!error_.is_ok()) return fail(error_);
+    }
+    if (submitted_ == 0) t_first_ = Clock::now();
+    features::Frame& f = entry->frame;
+    f.index = submitted_++;
+    f.scored = pair.scored && collector_.is_scored(f.index);
+    f.ref = pair.ref;
+    f.dist = pair.dist;
+    f.values.assign(plan_.value_count, NAN);
+    // The previous entries stay until this frame is computed when a temporal feature reads them (advance()).
+    const size_t n = entries_.size();
+    if (frames_back_ >= 1 && n >= 1 && entries_[n - 1]->frame.index + 1 == f.index)
+      f.prev_ref = &entries_[n - 1]->frame.ref;
+    if (frames_back_ >= 2 && n >= 2 && entries_[n - 2]->frame.index + 2 == f.index)
+      f.prev_prev_ref = &entries_[n - 2]->frame.ref;
+    entry->timestamp = pair.timestamp;
+    entry->user = pair.user;
+    entry->release = std::move(pair.release);
+    meta_.push_back({pair.timestamp, pair.user, f.scored});
+    entries_.push_back(std::move(e));
+  }
+  // Outside the lock: the backend may report the frame done from inside submit (CPU backend, no worker threads).
+  Status s = backend_->submit(&entry->frame);
+  if (!s) {
+    std::unique_lock<std::mutex> lk(mu_);
+    fail_locked(s.prepend("frame " + std::to_string(entry->frame.index)));
+    entry->computed = true;
+    advance(lk);
+    return error_;
+  }
+  std::lock_guard<std::mutex> lk(mu_);
+  return error_;
+}
+
+void ScorerImpl::frame_done(features::Frame* f, Status s) {
+  std::unique_lock<std::mutex> lk(mu_);
+  Entry* e = nullptr;
+  for (auto& p : entries_)
+    if (&p->frame == f) e = p.get();
+  assert(e);
+  if (!s) fail_locked(s);
+  e->computed = true;
+  cv_.notify_all();
+  advance(lk);
+}
+
+void ScorerImpl::advance(std::unique_lock<std::mutex>& lk) {
+  if (emitting_) return;  // that thread will see this frame before it stops
+  emitting_ = true;
+  for (;;) {
+    Entry* next = nullptr;
+    for (auto& p : entries_)
+      if (p->frame.index == collected_) next = p.get();
+    if (!next || !next->computed || !error_.is_ok() || aborted_) break;
+    lk.unlock();
+    collect(*next);
+    uint64_t final_upto = collected_ + 1;
+    for (const StageSlot& st : stages_) final_upto = std::min(final_upto, st.final_upto);
+    emit_final(final_upto);
+    lk.lock();
+    collected_++;
+    // Retire what nobody reads any more: every collected frame, except one that a temporal feature of a frame not
+    // computed yet reads as its previous reference (frames_back_ frames later).
+    std::vector<std::function<void()>> releases;
+    while (!entries_.empty()) {
+      Entry& front = *entries_.front();
+      if (front.frame.index >= collected_) break;
+      if (frames_back_ > 0 && !flushing_) {
+        bool readers_done = true;
+        for (size_t k = 1; k <= frames_back_; k++)
+          readers_done = readers_done && entries_.size() > k && entries_[k]->computed;
+        if (!readers_done) break;
+      }
+      releases.push_back(std::move(front.release));
+      entries_.pop_front();
+    }
+    cv_.notify_all();
+    if (!releases.empty()) {
+      lk.unlock();
+      for (auto& r : releases)
+        if (r) r();
+      lk.lock();
+    }
+  }
+  emitting_ = false;
+  cv_.notify_all();
+}
+
+// In-order stage: the thread holding emitting_ only.
+void ScorerImpl::collect(Entry& e) {
+  const features::Frame& f = e.frame;
+  for (size_t i = 0; i < plan_.features.size(); i++) {
+    if (!f.runs(plan_.features[i])) continue;
+    const std::vector<size_t>& cols = feature_columns_[i];
+    for (size_t k = 0; k < cols.size(); k++) collector_.set(f.index, cols[k], f.values[plan_.first_value[i] + k]);
+  }
+  if (!f.scored) collector_.set_unscored(f.index);
+  std::vector<features::OrderedStage::Value> ready;
+  for (StageSlot& st : stages_) {
+    ready.clear();
+    st.stage->push(f.index, f.values.data() + plan_.first_value[st.feature], &ready);
+    for (const auto& v : ready) {
+      collector_.set(v.frame, st.columns[v.column], v.value);
+      st.final_upto = std::max(st.final_upto, v.frame + 1);
+    }
+  }
+}
+
+Status ScorerImpl::predict(uint64_t frame) {
+  for (const ModelSlot& m : models_) {
+    std::vector<double> in(m.inputs.size());
+    for (size_t k = 0; k < m.inputs.size(); k++) {
+      if (!collector_.get(frame, m.inputs[k], &in[k]))
+        return {Errc::internal, "frame " + std::to_string(frame) + " lacks " + collector_.name(m.inputs[k])};
+    }
+    Prediction p;
+    VMAFX_TRY(m.model.predict(in.data(), m.options, &p).prepend("frame " + std::to_string(frame)));
+    collector_.set(frame, m.outputs[0], p.score);
+    if (p.has_ci) {
+      size_t k = 1;
+      for (double v : p.members)
+        if (k < m.outputs.size()) collector_.set(frame, m.outputs[k++], v);
+      for (double v : {p.bagging, p.stddev, p.ci_lo, p.ci_hi})
+        if (k < m.outputs.size()) collector_.set(frame, m.outputs[k++], v);
+    }
+  }
+  return Status::ok();
+}
+
+// Frames below `upto` have every value: predict, hand out, in order. In-order stage only.
+void ScorerImpl::emit_final(uint64_t upto) {
+  while (emitted_ < upto) {
+    Meta meta;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!error_.is_ok() || meta_.empty()) return;
+      meta = meta_.front();
+    }
+    if (meta.scored) {
+      if (Status s = predict(emitted_); !s) {
+        std::lock_guard<std::mutex> lk(mu_);
+        fail_locked(s);
+        return;
+      }
+      if (cfg_.on_frame) {
+        FrameScore fs;
+        fs.index = emitted_;
+        fs.timestamp = meta.timestamp;
+        fs.user = meta.user;
+        fs.values.assign(score_names_.size(), NAN);
+        for (size_t c = 0; c < score_names_.size(); c++) {
+          double v;
+          if (collector_.get(emitted_, c, &v)) fs.values[c] = v;
+        }
+        cfg_.on_frame(fs);
+      }
+    }
+    emitted_++;
+    std::lock_guard<std::mutex> lk(mu_);
+    meta_.pop_front();
+  }
+}
+
+Status ScorerImpl::flush() {
+  backend_->drain();
+  std::unique_lock<std::mutex> lk(mu_);
+  if (flushed_) return error_;
+  // Every frame is computed; let a thread still in the in-order stage finish, then take it over for the end.
+  cv_.wait(lk, [&] { return !emitting_; });
+  advance(lk);
+  cv_.wait(lk, [&] { return !emitting_; });
+  flushing_ = true;
+  emitting_ = true;
+  if (error_.is_ok()) {
+    lk.unlock();
+    std::vector<features::OrderedStage::Value> ready;
+    for (StageSlot& st : stages_) {
+      ready.clear();
+      st.stage->finish(&ready);
+      for (const auto& v : ready) collector_.set(v.frame, st.columns[v.column], v.value);
+      st.final_upto = collected_;
+    }
+    emit_final(collected_);
+    lk.lock();
+  }
+  emitting_ = false;
+  flushed_ = true;
+  std::vector<std::function<void()>> releases;
+  for (auto& e : entries_) releases.push_back(std::move(e->release));
+  entries_.clear();
+  t_end_ = Clock::now();
+  cv_.notify_all();
+  lk.unlock();
+  for (auto& r : releases)
+    if (r) r();
+  lk.lock();
+  return error_;
+}
+
+double ScorerImpl::fps() const {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (submitted_ == 0) return 0.0;
+  const auto end = flushed_ ? t_end_ : Clock::now();
+  const double secs = std::chrono::duration<double>(end - t_first_).count();
+  return secs > 0 ? double(submitted_) / secs : 0.0;
+}
+
+}  // namespace
+
+Status Scorer::create(const ScorerConfig& cfg, const StreamGeometry& geometry, std::unique_ptr<Scorer>* out) {
+  auto s = std::make_unique<ScorerImpl>();
+  VMAFX_TRY(s->init(cfg, geometry));
+  *out = std::move(s);
+  return Status::ok();
+}
+
+}  // namespace vmafx
