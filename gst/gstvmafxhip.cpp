@@ -104,6 +104,7 @@ struct ElementState {
   guint32 flush_seqnum = GST_SEQNUM_INVALID;
   GstClockTime last_output_end = GST_CLOCK_TIME_NONE;
   std::thread::id output_thread;  // the output pad's streaming thread (seen at its last buffer)
+  bool draining = false;          // finish_engine submits what is left in line before the engine's flush
   bool dist_renegotiating = false;  // dist_sink was asked for the reference's size; frames of another size wait
   bool sync_done = false;
   std::vector<vg::PadFrame> sync_frames[2];
@@ -511,7 +512,7 @@ constexpr size_t kLivePendingPairs = 2;
 bool may_wait_for_scorer(GstVmafxhip* self) {
   ElementState& s = state(self);
   std::lock_guard<std::mutex> lk(s.mu);
-  return std::this_thread::get_id() != s.output_thread || s.pads[s.out_pad].eos;
+  return s.draining || std::this_thread::get_id() != s.output_thread || s.pads[s.out_pad].eos;
 }
 
 GstClockTime wait_budget_us(GstVmafxhip* self) {
@@ -534,6 +535,11 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
       if (s.failed) return GST_FLOW_ERROR;
       if (s.stopping) return GST_FLOW_FLUSHING;
       if (s.to_submit.empty()) return GST_FLOW_OK;
+      if (s.engine_done) {
+        // The session has finished: nothing more goes in (no pair forms after pairing is over).
+        s.to_submit.clear();
+        return GST_FLOW_OK;
+      }
       pr = std::move(s.to_submit.front());
       s.to_submit.pop_front();
       live = is_live_locked(s);
@@ -609,7 +615,7 @@ GstFlowReturn submit_pending_held(GstVmafxhip* self) {
     // temporal features only (skipped-busy, the next frame's motion exact), or, when even that is refused, is left
     // out (skipped-busy).
     bool defer = false;
-    if (live && !may_wait_for_scorer(self)) {
+    if (live && !may_wait_for_scorer(self)) {  // never while draining: nothing would take the pair up
       std::lock_guard<std::mutex> lk(s.mu);
       defer = s.to_submit.size() < kLivePendingPairs;
     }
@@ -657,8 +663,17 @@ void finish_engine(GstVmafxhip* self) {
     std::lock_guard<std::mutex> lk(s.mu);
     if (!s.session) s.session = std::move(s.created);
   }
-  // Pairs another thread formed before pairing ended go first.
-  if (submit_pending_held(self) != GST_FLOW_OK) return;
+  // Pairs another thread formed (or left in line) before pairing ended go first, none left behind.
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.draining = true;
+  }
+  const GstFlowReturn r = submit_pending_held(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.draining = false;
+  }
+  if (r != GST_FLOW_OK) return;
   {
     std::lock_guard<std::mutex> lk(s.mu);
     if (s.engine_done) return;
@@ -1159,6 +1174,14 @@ bool check_pair_caps(GstVmafxhip* self) {
   }
   const bool yuv = GST_VIDEO_INFO_IS_YUV(&info[0]) && GST_VIDEO_INFO_IS_YUV(&info[1]);
   if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&info[0].colorimetry, &info[1].colorimetry)) {
+    {
+      // Both pads' caps may be checked at once: the first to get here warns.
+      std::lock_guard<std::mutex> lk(s.mu);
+      warn_colour = !s.warned_colour;
+      s.warned_colour = true;
+    }
+  }
+  if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&info[0].colorimetry, &info[1].colorimetry)) {
     gchar* c0 = gst_video_colorimetry_to_string(&info[0].colorimetry);
     gchar* c1 = gst_video_colorimetry_to_string(&info[1].colorimetry);
     const bool range = info[0].colorimetry.range != info[1].colorimetry.range;
@@ -1168,10 +1191,6 @@ bool check_pair_caps(GstVmafxhip* self) {
                              "one (videoconvert ! video/x-raw,colorimetry=" + (c0 ? c0 : "...") + ")";
     g_free(c0);
     g_free(c1);
-    {
-      std::lock_guard<std::mutex> lk(s.mu);
-      s.warned_colour = true;
-    }
     post_warning(self, text, both);
   }
   return true;
