@@ -45,6 +45,8 @@ for size in 1080 4k; do
     --model version=vmaf_v1.0.16_3d0h
   if [ -x "$LIBVMAF" ]; then
     one "$size default model, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16
+    one "$size default + psnr ssim ms_ssim, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 \
+      --feature psnr --feature float_ssim --feature float_ms_ssim
     one "$size vmaf_v1.0.16_3d0h, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 \
       --model path=$R/bench/vmaf_v1.0.16_3d0h.json
   fi
