@@ -1393,6 +1393,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
       std::vector<vg::Skip> skips;
       std::vector<vg::FramePairOut> pairs;
       GstStructure* sync_message = nullptr;
+      SkipNotes notes;
       {
         std::lock_guard<std::mutex> lk(s.mu);
         s.pads[p].eos = true;
@@ -1403,9 +1404,14 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         } else {
           s.pairer.end(p, &skips);
         }
+        // Counted with the end itself: the output pad's thread, woken by it, may finish the stream (and say the skip
+        // counts) before this thread runs on.
+        count_skips_locked(self, skips, frame_message_enabled(s), &notes);
+        skips.clear();
         s.cv.notify_all();
       }
       gst_event_unref(event);
+      report_skips(self, &notes);
       (void)after_pairing(self, &pairs, &skips, sync_message);
       if (!gst_pad_is_linked(self->sink[1 - p])) {
         // Its frames waited for a pad that never delivers anything: say so rather than wait for ever.
