@@ -239,7 +239,8 @@ void install_properties(GObjectClass* k) {
   g_object_class_install_property(
       k, PROP_FRAMES_COPIED,
       g_param_spec_uint64("frames-copied", "Frames copied",
-                          "Input frames (reference and distorted each) copied because the scorer could not read them where they are",
+                          "Input frames (reference and distorted each) copied because the scorer could not read them "
+                          "where they are",
                           0, G_MAXUINT64, 0, kReadOnly));
   g_object_class_install_property(
       k, PROP_GL_STATS,
