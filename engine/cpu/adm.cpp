@@ -1074,6 +1074,8 @@ void adm_dwt_row_scale23(const int32_t* src, ptrdiff_t stride, int w, int h, int
 
 const int32_t* adm_reciprocals() { return div_table() + 32768; }
 
+float adm_cos_1deg_sq() { return static_cast<float>(cos(1.0 * kPi / 180.0) * cos(1.0 * kPi / 180.0)); }
+
 float adm_cm_finish(const AdmCmSums& sums, int w, int h, int scale, double noise_weight) {
   const AdmRect rc = adm_score_rect(w, h);
   float fh, fv, fd;

@@ -291,6 +291,8 @@ void adm_cm_row_scale123(AdmRow<const int32_t> x, const int32_t* const flt_sum[3
 
 // libvmaf's reciprocal table from the middle: entry m (0..32768) is 2^30 / m, entry 0 is 0 (the decouple's k).
 const int32_t* adm_reciprocals();
+// The angle test's float cos^2(1 degree), as libvmaf computes it.
+float adm_cos_1deg_sq();
 
 // ---------------------------------------------------------------------------------------------------------------
 // Stage 6: the scores from the per-scale numerators (DLM and AIM) and denominators of a width x height picture.
