@@ -205,7 +205,9 @@ RowSet<T> gen_rows(EdgeRng& rng, std::string* desc) {
     for (int k = 0; k < 3; ++k) {
       T* ref = s.v[k].data() + s.row_len() * size_t(r) + kMargin;
       T* dis = s.v[k + 3].data() + s.row_len() * size_t(r) + kMargin;
-      fill_band(rng, ref, s.w, rng.chance(30) ? 8 : bits);
+      // 8-bit-like values, the ranges real bands have (int16: 12 bits, int32: 24), or any value.
+      const int range_bits[3] = {8, sizeof(T) == 2 ? 12 : 24, bits};
+      fill_band(rng, ref, s.w, range_bits[rng.below(3)]);
       if (related) {
         // Distorted close to (or a multiple of) the reference: the angle test and the gain rule both pass.
         const int mode = int(rng.below(3));
@@ -216,7 +218,7 @@ RowSet<T> gen_rows(EdgeRng& rng, std::string* desc) {
           dis[j] = T(t);
         }
       } else {
-        fill_band(rng, dis, s.w, rng.chance(30) ? 8 : bits);
+        fill_band(rng, dis, s.w, range_bits[rng.below(3)]);
       }
     }
   switch (rng.below(4)) {

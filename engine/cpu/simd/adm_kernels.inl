@@ -2,8 +2,9 @@
 // Integer ADM's row functions (adm.h, "Row functions") over the vector operations of `Isa`; included after
 // motion_psnr_kernels.inl (V, N, load_sample). Each has the signature and the exact result of its scalar namesake
 // in adm.cpp: the same integer operations lane by lane, 64-bit lanes where libvmaf's C uses int64, and the float
-// and double steps of the decouple's angle test in the same order. Row ends, rows narrower than a vector and the
-// decouple of scales 1..3 (int64 dot products converted to float: no vector form on AVX2) go to the scalar code.
+// and double steps of the decouple's angle test in the same order. Row ends, rows narrower than a vector and, in the
+// decouple of scales 1..3, vectors whose int64 dot products reach 2^51 (no exact conversion to float on AVX2) go to
+// the scalar code.
 
 constexpr int32_t kAdmLo[4] = {15826, 27411, 7345, -4240};
 constexpr int32_t kAdmHi[4] = {-4240, -7345, 27411, -15826};
@@ -275,9 +276,106 @@ void adm_decouple0(AdmRow<const int16_t> ref, AdmRow<const int16_t> dist, int le
   }
   if (j < right) adm_decouple_row_scale0(ref, dist, j, right, g, r, a);
 }
+// ---- decouple of scales 1..3: int32 bands, int64 products -----------------------------------------------------------
+
+// 64-bit lanes of the even (e) and odd (o) 32-bit lanes.
+struct AdmPair64 {
+  V e, o;
+};
+inline AdmPair64 adm_mul64(V a, V b) {
+  return {Isa::mul_i32(a, b), Isa::mul_i32(Isa::srli64<32>(a), Isa::srli64<32>(b))};
+}
+inline AdmPair64 adm_add64(AdmPair64 a, AdmPair64 b) { return {Isa::add64(a.e, b.e), Isa::add64(a.o, b.o)}; }
+// Some lane of a, b or c lies outside [-2^51, 2^51) (where the conversion to double below would not be exact).
+inline bool adm_big51(AdmPair64 a, AdmPair64 b, AdmPair64 c) {
+  const V bias = Isa::set1_64(int64_t(1) << 51);
+  auto u = [&](V x) { return Isa::add64(x, bias); };
+  const V all = Isa::or_(Isa::or_(Isa::or_(u(a.e), u(a.o)), Isa::or_(u(b.e), u(b.o))), Isa::or_(u(c.e), u(c.o)));
+  return Isa::any(Isa::srli64<52>(all));
+}
+// libvmaf's float(int64) / 4096.0 of each lane: exact double, rounded once to float, back to double.
+inline void adm_float_q(AdmPair64 x, Isa::D q, Isa::D* e, Isa::D* o) {
+  const Isa::F f = Isa::narrowd(Isa::cvt_i64_d_small(x.e), Isa::cvt_i64_d_small(x.o));
+  *e = Isa::divd(Isa::cvtf_lo(f), q);
+  *o = Isa::divd(Isa::cvtf_hi(f), q);
+}
+// Arithmetic right shift of 64-bit lanes by per-lane counts.
+inline V adm_srav64(V x, V n) {
+  const V s = Isa::cmpgt64(Isa::zero(), x);
+  return Isa::xor_(Isa::srlv64(Isa::xor_(x, s), n), s);
+}
+inline V adm_select64_clamp(V k) {
+  const V max = Isa::set1_64(32768);
+  k = adm_select(Isa::cmpgt64(Isa::zero(), k), Isa::zero(), k);
+  return adm_select(Isa::cmpgt64(k, max), max, k);
+}
+
+// decouple_k_scale123 of adm.cpp: the 15 leading bits of |o| (rounded) index the reciprocals, the product with t
+// (int64, negated for o < 0) is rounded and shifted back by 15 + the bits dropped, then clamped to 0..32768.
+inline V adm_k123(const int32_t* recip, V o, V t) {
+  const V abs_o = Isa::abs_i32(o);  // as uint32: 2^31 for INT32_MIN
+  const V big = Isa::cmpgt_i32(Isa::srli<15>(abs_o), Isa::zero());
+  const V shift = Isa::and_(big, Isa::sub(Isa::floor_log2_u32(abs_o), Isa::set1(14)));
+  const V half = Isa::srlv(Isa::set1(int32_t(0x80000000u)), Isa::sub(Isa::set1(32), shift));
+  const V msb = adm_select(big, Isa::srlv(Isa::add(abs_o, half), shift), abs_o);
+  const V rc = Isa::gather_i32(recip, msb);
+  AdmPair64 p = adm_mul64(rc, t);
+  const V neg_e = Isa::cmpgt64(Isa::zero(), Isa::slli64<32>(o)), neg_o = Isa::cmpgt64(Isa::zero(), o);
+  p.e = Isa::sub64(Isa::xor_(p.e, neg_e), neg_e);
+  p.o = Isa::sub64(Isa::xor_(p.o, neg_o), neg_o);
+  const V low = Isa::set1_64(0xffffffffLL);
+  const V sh_e = Isa::and_(shift, low), sh_o = Isa::srli64<32>(shift);
+  const V r46 = Isa::set1_64(int64_t(1) << 46), c32 = Isa::set1_64(32), c15 = Isa::set1_64(15);
+  const V ke = adm_select64_clamp(
+      adm_srav64(Isa::add64(p.e, Isa::srlv64(r46, Isa::sub64(c32, sh_e))), Isa::add64(sh_e, c15)));
+  const V ko = adm_select64_clamp(
+      adm_srav64(Isa::add64(p.o, Isa::srlv64(r46, Isa::sub64(c32, sh_o))), Isa::add64(sh_o, c15)));
+  const V k = Isa::blend_odd(ke, Isa::slli64<32>(ko));
+  return adm_select(Isa::cmpeq_i32(o, Isa::zero()), Isa::set1(32768), k);
+}
+
 void adm_decouple123(AdmRow<const int32_t> ref, AdmRow<const int32_t> dist, int left, int right, double g,
                      AdmRow<int32_t> r, AdmRow<int32_t> a) {
-  adm_decouple_row_scale123(ref, dist, left, right, g, r, a);
+  const int32_t* recip = adm_reciprocals();
+  const Isa::D cos_sq = Isa::set1d(double(adm_cos_1deg_sq())), q = Isa::set1d(4096.0), dzero = Isa::set1d(0.0);
+  const Isa::D gain = Isa::set1d(g);
+  const V rnd = Isa::set1_64(16384);
+  int j = left;
+  for (; j + N <= right; j += N) {
+    const V oh = Isa::load(ref.h + j), ov = Isa::load(ref.v + j), od = Isa::load(ref.d + j);
+    const V th = Isa::load(dist.h + j), tv = Isa::load(dist.v + j), td = Isa::load(dist.d + j);
+
+    // Angle test: int64 sums (wrapping) converted to float; lanes past 2^51 go to the scalar code.
+    const AdmPair64 ot = adm_add64(adm_mul64(oh, th), adm_mul64(ov, tv));
+    const AdmPair64 om = adm_add64(adm_mul64(oh, oh), adm_mul64(ov, ov));
+    const AdmPair64 tm = adm_add64(adm_mul64(th, th), adm_mul64(tv, tv));
+    if (adm_big51(ot, om, tm)) {
+      adm_decouple_row_scale123(ref, dist, j, j + N, g, r, a);
+      continue;
+    }
+    Isa::D dpe, dpo, ome, omo, tme, tmo;
+    adm_float_q(ot, q, &dpe, &dpo);
+    adm_float_q(om, q, &ome, &omo);
+    adm_float_q(tm, q, &tme, &tmo);
+    const V ang_e = Isa::and_(Isa::cmpged64(dpe, dzero),
+                              Isa::cmpged64(Isa::muld(dpe, dpe), Isa::muld(Isa::muld(cos_sq, ome), tme)));
+    const V ang_o = Isa::and_(Isa::cmpged64(dpo, dzero),
+                              Isa::cmpged64(Isa::muld(dpo, dpo), Isa::muld(Isa::muld(cos_sq, omo), tmo)));
+    const V angle = Isa::blend_odd(ang_e, ang_o);
+
+    auto band = [&](V o, V t, int32_t* rout, int32_t* aout) {
+      const V k = adm_k123(recip, o, t);
+      const AdmPair64 p = adm_mul64(k, o);
+      V rst = Isa::blend_odd(Isa::srli64<15>(Isa::add64(p.e, rnd)), Isa::slli64<32>(Isa::srli64<15>(Isa::add64(p.o, rnd))));
+      rst = adm_gain0(rst, k, o, t, angle, gain);
+      Isa::store(rout + j, rst);
+      Isa::store(aout + j, Isa::sub(t, rst));
+    };
+    band(oh, th, r.h, a.h);
+    band(ov, tv, r.v, a.v);
+    band(od, td, r.d, a.d);
+  }
+  if (j < right) adm_decouple_row_scale123(ref, dist, j, right, g, r, a);
 }
 
 // ---- denominator ---------------------------------------------------------------------------------------------------

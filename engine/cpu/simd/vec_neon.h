@@ -172,6 +172,11 @@ struct Isa {
     return vreinterpretq_u32_s64(vshlq_s64(vreinterpretq_s64_u32(a), vdupq_n_s64(-int64_t(n))));
   }
   static D maxd(D a, D b) { return vbslq_f64(vcgtq_f64(a, b), a, b); }  // maxpd: b when either is NaN
+  static V cmpgt64(V a, V b) {
+    return vreinterpretq_u32_u64(vcgtq_s64(vreinterpretq_s64_u32(a), vreinterpretq_s64_u32(b)));
+  }
+  static D cvt_i64_d_small(V a) { return vcvtq_f64_s64(vreinterpretq_s64_u32(a)); }
+  static V cmpged64(D a, D b) { return vreinterpretq_u32_u64(vcgeq_f64(a, b)); }
   static V cmpged(D alo, D blo, D ahi, D bhi) {
     return vcombine_u32(vmovn_u64(vcgeq_f64(alo, blo)), vmovn_u64(vcgeq_f64(ahi, bhi)));
   }
