@@ -4,6 +4,7 @@
 // denominator, CSF and masking rows on band values from real DWTs and on arbitrary ones (maximum magnitudes,
 // INT32_MIN, flat rows), odd widths, every gain limit and fixed-point factor range.
 #include <cstring>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -129,9 +130,15 @@ struct BandsOut {
 template <class T>
 Mismatch compare_bands(const BandsOut<T>& a, const BandsOut<T>& b) {
   static const char* const kNames[4] = {"band a", "band h", "band v", "band d"};
+  static const char* const kMargins[4] = {"band a incl. margins (x from the left margin's start)", "band h incl. margins",
+                                          "band v incl. margins", "band d incl. margins"};
+  const ptrdiff_t stride = a.w + 2 * kMargin;
   for (int k = 0; k < 4; ++k)
-    if (Mismatch m = first_mismatch(kNames[k], a.v[k].data(), b.v[k].data(), uint32_t(a.w + 2 * kMargin),
-                                    uint32_t(a.h), a.w + 2 * kMargin))
+    if (Mismatch m = first_mismatch(kNames[k], a.v[k].data() + kMargin, b.v[k].data() + kMargin, uint32_t(a.w),
+                                    uint32_t(a.h), stride))
+      return m;
+  for (int k = 0; k < 4; ++k)
+    if (Mismatch m = first_mismatch(kMargins[k], a.v[k].data(), b.v[k].data(), uint32_t(stride), uint32_t(a.h), stride))
       return m;
   return {};
 }
@@ -263,17 +270,39 @@ RowSet<T> bench_rows(int w) {
   return s;
 }
 
-// Outputs of a row function over all rows of a RowSet: int arrays (with margins) and sums.
+// Outputs of a row function over all rows of a RowSet: per row, one chunk per output row (with its margins) or one
+// chunk of the three band sums. names: the chunks of one input row, in order; margin: columns before column 0 of a
+// chunk (-1: the chunk is the sums of h, v, d).
 struct RowOut {
   std::vector<int64_t> v;
+  size_t chunk = 1;
+  std::vector<const char*> names;
+  int margin = -1;
 };
 
-Mismatch compare_rowout(const char* what, const RowOut& a, const RowOut& b) {
-  return first_mismatch(what, a.v.data(), b.v.data(), uint32_t(a.v.size()), 1, ptrdiff_t(a.v.size()));
+Mismatch compare_rowout(const RowOut& a, const RowOut& b) {
+  for (size_t i = 0; i < a.v.size() && i < b.v.size(); ++i) {
+    if (a.v[i] == b.v[i]) continue;
+    const size_t c = i / a.chunk, pos = i % a.chunk, per_row = a.names.empty() ? 1 : a.names.size();
+    std::ostringstream m;
+    m << "row " << c / per_row << ", ";
+    if (a.margin < 0) {
+      static const char* const kBand[3] = {"h", "v", "d"};
+      m << "sum of band " << kBand[pos % 3];
+    } else {
+      const long col = long(pos) - a.margin;
+      m << a.names[c % per_row] << " column " << col << (col < 0 ? " (before the row)" : "");
+    }
+    m << ": reference " << a.v[i] << ", candidate " << b.v[i];
+    return {m.str()};
+  }
+  if (a.v.size() != b.v.size()) return {"output sizes differ"};
+  return {};
 }
 
 template <class T>
 void append_row(RowOut* o, const T* p, size_t n) {
+  o->chunk = n;
   for (size_t i = 0; i < n; ++i) o->v.push_back(int64_t(p[i]));
 }
 
@@ -365,6 +394,8 @@ void register_adm_kernels(Registry& reg) {
       auto run = [](auto f, const RowSet<T>& rs, RowOut* o) {
         Buf<T> out[6];
         for (auto& b : out) b.alloc(size_t(rs.w));
+        o->names = {"r.h", "r.v", "r.d", "a.h", "a.v", "a.d"};
+        o->margin = kMargin;
         for (int r = 0; r < rs.rows; ++r) {
           f(rs.ref(r), rs.dist(r), rs.left, rs.right, rs.gain, AdmRow<T>(nullptr, out[0].p, out[1].p, out[2].p),
             AdmRow<T>(nullptr, out[3].p, out[4].p, out[5].p));
@@ -376,7 +407,7 @@ void register_adm_kernels(Registry& reg) {
           name, ref, isa, [](EdgeRng& rng, std::string* d) { return gen_rows<T>(rng, d); },
           [f = fs, run](const RowSet<T>& rs, RowOut* o) { run(f, rs, o); },
           [f = fk, run](const RowSet<T>& rs, RowOut* o) { run(f, rs, o); },
-          [](const RowOut& a, const RowOut& b) { return compare_rowout("r, a (h, v, d rows with margins)", a, b); },
+          [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
           []() { return bench_rows<T>(960); }));
     };
     add_decouple(int16_t{}, "adm_decouple_row_scale0", s.decouple_row_scale0, k->decouple_row_scale0);
@@ -399,7 +430,7 @@ void register_adm_kernels(Registry& reg) {
             append_row(o, sums, 3);
           }
         },
-        [](const RowOut& a, const RowOut& b) { return compare_rowout("sums (h, v, d per row)", a, b); },
+        [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
         []() { return bench_rows<int16_t>(960); }));
     reg.add(make_check<RowSet<int32_t>, RowOut>(
         "adm_den_row_scale123", ref, isa, [](EdgeRng& rng, std::string* d) { return gen_rows<int32_t>(rng, d); },
@@ -417,7 +448,7 @@ void register_adm_kernels(Registry& reg) {
             append_row(o, sums, 3);
           }
         },
-        [](const RowOut& a, const RowOut& b) { return compare_rowout("sums (h, v, d per row)", a, b); },
+        [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
         []() { return bench_rows<int32_t>(480); }));
 
     // CSF: the two band-sum rows, margins included.
@@ -426,6 +457,8 @@ void register_adm_kernels(Registry& reg) {
       Buf<int32_t> fl, ce;
       fl.alloc(size_t(rs.w));
       ce.alloc(size_t(rs.w));
+      o->names = {"flt_sum", "centre_sum"};
+      o->margin = kMargin;
       for (int r = 0; r < rs.rows; ++r) {
         f(rs.ref(r), rs.left, rs.right, fx, fl.p, ce.p);
         if (rs.bench) continue;
@@ -437,12 +470,14 @@ void register_adm_kernels(Registry& reg) {
         "adm_csf_row_scale0", ref, isa, [](EdgeRng& rng, std::string* d) { return gen_rows<int16_t>(rng, d); },
         [f = s.csf_row_scale0, run_csf0](const RowSet<int16_t>& rs, RowOut* o) { run_csf0(f, rs, o); },
         [f = k->csf_row_scale0, run_csf0](const RowSet<int16_t>& rs, RowOut* o) { run_csf0(f, rs, o); },
-        [](const RowOut& a, const RowOut& b) { return compare_rowout("flt_sum, centre_sum rows", a, b); },
+        [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
         []() { return bench_rows<int16_t>(960); }));
     auto run_csf123 = [](decltype(&adm_csf_row_scale123) f, const RowSet<int32_t>& rs, RowOut* o) {
       Buf<int32_t> fl, ce;
       fl.alloc(size_t(rs.w));
       ce.alloc(size_t(rs.w));
+      o->names = {"flt_sum", "centre_sum"};
+      o->margin = kMargin;
       for (int r = 0; r < rs.rows; ++r) {
         f(rs.ref(r), rs.left, rs.right, rs.fixed, fl.p, ce.p);
         if (rs.bench) continue;
@@ -454,7 +489,7 @@ void register_adm_kernels(Registry& reg) {
         "adm_csf_row_scale123", ref, isa, [](EdgeRng& rng, std::string* d) { return gen_rows<int32_t>(rng, d); },
         [f = s.csf_row_scale123, run_csf123](const RowSet<int32_t>& rs, RowOut* o) { run_csf123(f, rs, o); },
         [f = k->csf_row_scale123, run_csf123](const RowSet<int32_t>& rs, RowOut* o) { run_csf123(f, rs, o); },
-        [](const RowOut& a, const RowOut& b) { return compare_rowout("flt_sum, centre_sum rows", a, b); },
+        [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
         []() { return bench_rows<int32_t>(480); }));
 
     // Masking sums: x = ref rows, the band sums = dist rows as int32 (any value), centre = dist h. Rows above and
@@ -482,7 +517,7 @@ void register_adm_kernels(Registry& reg) {
         "adm_cm_row_scale0", ref, isa, [](EdgeRng& rng, std::string* d) { return gen_rows<int16_t>(rng, d); },
         [f = s.cm_row_scale0, run_cm0](const RowSet<int16_t>& rs, RowOut* o) { run_cm0(f, rs, o); },
         [f = k->cm_row_scale0, run_cm0](const RowSet<int16_t>& rs, RowOut* o) { run_cm0(f, rs, o); },
-        [](const RowOut& a, const RowOut& b) { return compare_rowout("sums (h, v, d per row)", a, b); },
+        [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
         []() { return bench_rows<int16_t>(960); }));
     auto run_cm123 = [](decltype(&adm_cm_row_scale123) f, const RowSet<int32_t>& rs, RowOut* o) {
       thread_local std::vector<int32_t> sums32;
@@ -507,7 +542,7 @@ void register_adm_kernels(Registry& reg) {
         "adm_cm_row_scale123", ref, isa, [](EdgeRng& rng, std::string* d) { return gen_rows<int32_t>(rng, d); },
         [f = s.cm_row_scale123, run_cm123](const RowSet<int32_t>& rs, RowOut* o) { run_cm123(f, rs, o); },
         [f = k->cm_row_scale123, run_cm123](const RowSet<int32_t>& rs, RowOut* o) { run_cm123(f, rs, o); },
-        [](const RowOut& a, const RowOut& b) { return compare_rowout("sums (h, v, d per row)", a, b); },
+        [](const RowOut& a, const RowOut& b) { return compare_rowout(a, b); },
         []() { return bench_rows<int32_t>(480); }));
   }
 }
