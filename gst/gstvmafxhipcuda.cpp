@@ -249,10 +249,11 @@ bool cuda_pad_query(GstElement* element, GstPad* pad, GstQuery* query, const Cud
   if (!gst_query_parse_context_type(query, &type) || g_strcmp0(type, kContextType) != 0) return false;
   const GstCudaLib& lib = gst_cuda_lib();
   if (!lib.open) return false;
+  // backend=cpu (or an AMD-only choice) shares no CUDA context, also not one the element still holds from before.
+  if (!may_use_nvidia(settings)) return false;
   ElementCuda* s = element_cuda(element);
   std::lock_guard<std::mutex> lk(s->mu);
   if (!s->context) {
-    if (!may_use_nvidia(settings)) return false;
     if (!make_own_context(element, s, settings, "answered " + peer_name(pad) + "'s CUDA context query")) return false;
   }
   return lib.handle_context_query(element, query, s->context) != FALSE;

@@ -34,7 +34,7 @@ done
 if [ -x pipelines/score-nvdec.sh ] && [ -f .devdata/nvdec/ref_1080p.h264 ]; then
   timeout 120 pipelines/score-nvdec.sh .devdata/nvdec/ref_1080p.h264 .devdata/nvdec/dist_1080p.h264 \
     > "$LOGS/score_nvdec.log" 2>&1
-  echo "score-nvdec.sh rc=$? frames=$(grep -c 'type=(string)frame' "$LOGS/score_nvdec.log") $(grep -m1 -o 'pooled.*score=[^,]*' "$LOGS/score_nvdec.log" | grep -o 'score=[^,]*')"
+  echo "score-nvdec.sh rc=$? frames=$(grep -c '^frame' "$LOGS/score_nvdec.log") $(grep -m1 '^pooled' "$LOGS/score_nvdec.log")"
 fi
 left=$(( BUDGET - ($(date +%s) - START) ))
 if [ "$left" -gt 90 ]; then

@@ -21,13 +21,14 @@ own_logs=0
 LOGS=$VMAFX_LOGS; mkdir -p "$LOGS"; export VMAFX_LOGS
 python3 .devdata/unpack.py .devdata
 source .devcarry/env.sh
+RT=$R  # env.sh's runtime root: vmafx_start_glx reads R, which this script reuses for .devrun
 export VMAFX_SHARED_DIR=$PWD/.devdata VMAFX_SOURCE_DIR=$PWD
 export GST_PLUGIN_PATH_1_0=$PWD/.devrun/gst GST_REGISTRY_1_0=/tmp/gst-registry-glx-$$.bin GST_REGISTRY_FORK=no
 R=.devrun
 BUDGET=${VMAFX_GLX_BATCH_BUDGET_S:-570}
 declare -f vmafx_start_glx >/dev/null && [ -f .devcarry/runtime.tar.xz ] \
   || { echo "glx batch: needs the packed runtime (prepare-runtime.sh --glx)"; exit 1; }
-vmafx_start_glx
+R=$RT vmafx_start_glx
 { nvidia-smi -L; nproc; echo "DISPLAY=$DISPLAY __GLX_VENDOR_LIBRARY_NAME=${__GLX_VENDOR_LIBRARY_NAME:-}"; } \
   > "$LOGS/glx_machine.txt" 2>&1
 export GST_GL_PLATFORM=glx GST_GL_WINDOW=x11

@@ -58,16 +58,16 @@ if [[ " $sections " == *" nvdec "* ]]; then
       # Decode alone: both streams, as the scoring pipelines decode them.
       d=$(timed "nvdec_${size}_${codec}_decode" gst-launch-1.0 $(dec $ref "fakesink") $(dec $dist "fakesink"))
       z=$(timed "nvdec_${size}_${codec}_cuda" gst-launch-1.0 -m $(dec $ref "v.ref_sink") $(dec $dist "v.dist_sink") \
-            vmafxhip name=v backend=hip allow-copy=false ! fakesink)
+            vmafxhip name=v frame-message=true backend=hip allow-copy=false ! fakesink)
       zf=$(frames_of "nvdec_${size}_${codec}_cuda")
       s=$(timed "nvdec_${size}_${codec}_sysmem" gst-launch-1.0 -m \
             $(dec $ref "video/x-raw,format=NV12 ! v.ref_sink") $(dec $dist "video/x-raw,format=NV12 ! v.dist_sink") \
-            vmafxhip name=v backend=hip ! fakesink)
+            vmafxhip name=v frame-message=true backend=hip ! fakesink)
       sf=$(frames_of "nvdec_${size}_${codec}_sysmem")
       awk -v n="$size $codec" -v d="$d" -v z="$z" -v s="$s" -v zf="$zf" -v sf="$sf" 'BEGIN {
         printf "nvdec %s: decode alone %d ms; decode+score CUDAMemory %d ms (%d frames, +%.1f %% over decode); " \
-               "system memory %d ms (%d frames, +%.1f %%)\n", n, d, z, zf, d > 0 ? 100 * (z - d) / d : -1, s, sf,
-               d > 0 ? 100 * (s - d) / d : -1 }'
+               "system memory %d ms (%d frames, +%.1f %%)\n", n, d, z, zf, (d > 0 ? 100 * (z - d) / d : -1), s, sf,
+               (d > 0 ? 100 * (s - d) / d : -1) }'
       grep -h -o 'CUDA frames are read on the GPU[^"]*' "$LOGS/nvdec_${size}_${codec}_cuda.log" | head -1
     done
   done
@@ -96,10 +96,10 @@ if [[ " $sections " == *" many "* ]]; then
   else
     idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
     with_memory many_single gst-launch-1.0 -m $(dec $ref "v0.ref_sink") $(dec $dist "v0.dist_sink") \
-      vmafxhip name=v0 backend=hip allow-copy=false ! fakesink
+      vmafxhip name=v0 frame-message=true backend=hip allow-copy=false ! fakesink
     chains=""
     for i in 0 1 2 3 4 5 6 7; do
-      chains="$chains $(dec $ref "v$i.ref_sink") $(dec $dist "v$i.dist_sink") vmafxhip name=v$i backend=hip"
+      chains="$chains $(dec $ref "v$i.ref_sink") $(dec $dist "v$i.dist_sink") vmafxhip name=v$i frame-message=true backend=hip"
       chains="$chains allow-copy=false ! fakesink"
     done
     with_memory many_eight gst-launch-1.0 -m $chains; rc=$?
@@ -150,7 +150,7 @@ if [[ " $sections " == *" gl "* ]]; then
     echo "gltestsrc num-buffers=300 pattern=ball ! video/x-raw(memory:GLMemory),format=RGBA,width=1920,height=1080,framerate=25/1
       ! tee name=t t. ! queue ! $1 v.ref_sink
       t. ! queue ! glcolorscale ! video/x-raw(memory:GLMemory),width=960,height=540 ! glcolorscale
-      ! video/x-raw(memory:GLMemory),width=1920,height=1080 ! $1 v.dist_sink vmafxhip name=v backend=hip ! fakesink"
+      ! video/x-raw(memory:GLMemory),width=1920,height=1080 ! $1 v.dist_sink vmafxhip name=v frame-message=true backend=hip ! fakesink"
   }
   for platform in egl glx; do
     if [ $platform = glx ]; then
@@ -169,7 +169,7 @@ if [[ " $sections " == *" gl "* ]]; then
     df=$(frames_of gl_${platform}_download)
     awk -v p=$platform -v z="$z" -v d="$d" -v zf="$zf" -v df="$df" 'BEGIN {
       printf "gl %s 1080p: zero-copy %d ms (%d frames, %.1f fps); gldownload %d ms (%d frames, %.1f fps)\n",
-             p, z, zf, z > 0 ? zf * 1000 / z : 0, d, df, d > 0 ? df * 1000 / d : 0 }'
+             p, z, zf, (z > 0 ? zf * 1000 / z : 0), d, df, (d > 0 ? df * 1000 / d : 0) }'
     echo "gl $platform zero-copy run: $(grep -c 'GL frames are downloaded' "$LOGS/gl_${platform}_zero_copy.log") download notices (0: every frame read through the interop)"
   done
 fi
