@@ -112,16 +112,9 @@ using test::rows;
 std::vector<float> convert(const HostPlane& p, float divisor) {
   std::vector<float> out(size_t(p.w) * p.h), unused(out.size());
   SsimConvertArgs a{};
-  a.ref = p.bytes.data();
-  a.ref_pitch = p.pitch;
-  a.dist = p.bytes.data();
-  a.dist_pitch = p.pitch;
-  a.ref_step = a.dist_step = p.step;
-  a.bytes = p.word;
-  a.shift = p.shift;
+  a.ref = VxPlane{p.bytes.data(), p.pitch, p.w, p.h, p.word, p.shift, p.step};
+  a.dist = a.ref;
   a.divisor = divisor;
-  a.w = p.w;
-  a.h = p.h;
   a.ref_out = out.data();
   a.dist_out = unused.data();
   for (uint32_t y = 0; y < p.h; ++y)

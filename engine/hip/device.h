@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hip/api.h"
@@ -47,6 +48,8 @@ struct DeviceInfo {
 };
 
 struct Kernel;
+template <class Signature>
+struct TypedKernel;
 
 class Device {
  public:
@@ -79,6 +82,17 @@ class Device {
   Status copy_async(CopyKind kind, void* dst, const void* src, size_t bytes);
   Status copy_2d_async(const Copy2D& copy);
   Status memset_d32_async(void* dst, uint32_t value, size_t count);
+  // A kernel with its parameter list (TypedKernel): the arguments themselves, each converted to its parameter's
+  // type without narrowing (a pointer of another type, a size_t for a 32-bit parameter or a missing argument does not
+  // compile), and handed to the runtime as the array of pointers it takes.
+  template <class... Params, class... Args>
+  Status launch(const TypedKernel<void(Params...)>& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                Args&&... args) {
+    static_assert(sizeof...(Args) == sizeof...(Params), "the kernel takes another number of arguments");
+    return launch_values<Params...>(kernel.kernel, grid, block, shared_bytes, Params{std::forward<Args>(args)}...);
+  }
+  // The runtime's form: `args` points at one value per kernel parameter, of the parameter's size and in its order,
+  // which nothing here checks. For kernels without a TypedKernel (prefer one).
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args);
   Status record(EventHandle event);
   // The library stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
@@ -114,6 +128,11 @@ class Device {
  private:
   Device() = default;
   Status init(const Api* api, int index);
+  template <class... Params>
+  Status launch_values(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, Params... values) {
+    void* args[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {static_cast<void*>(&values)...};
+    return launch(kernel, grid, block, shared_bytes, args);
+  }
 
   const Api* api_ = nullptr;
   DeviceInfo info_;
@@ -158,6 +177,17 @@ class ContextScope {
 struct Kernel {
   FunctionHandle fn = nullptr;
   std::string name;
+};
+
+// A kernel function with its parameter list, e.g. TypedKernel<motion_sad_kernel_fn>. Each kernel's header
+// (kernels/<feature>_impl.h) declares its function type (`typedef void motion_sad_kernel_fn(VxPlane prev, ...)`) and
+// the kernel source declares the kernel with that type before defining it, so a definition with other parameters
+// does not compile; host code launches it through this handle, whose Device::launch checks the arguments against
+// the same type. Module::function fills it.
+template <class... Params>
+struct TypedKernel<void(Params...)> {
+  Kernel kernel;
+  explicit operator bool() const { return kernel.fn != nullptr; }
 };
 
 class DeviceBuffer {

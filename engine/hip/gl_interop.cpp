@@ -152,7 +152,7 @@ struct Importer::Impl {
   std::string probe_pending_errors;  // GL errors pending in the context before the probe (not the probe's)
 
   hip::Module rgba_module;
-  hip::Kernel rgba_kernel;
+  hip::TypedKernel<rgba_luma_kernel_fn> rgba_kernel;
   hip::DeviceBuffer rgba_scratch;
 
   std::shared_ptr<FramePool> pool = std::make_shared<FramePool>();
@@ -219,7 +219,7 @@ struct Importer::Impl {
   }
 
   Status load_rgba_kernel() {
-    if (rgba_kernel.fn) return Status::ok();
+    if (rgba_kernel) return Status::ok();
     VMAFX_TRY(hip::Module::load(device, "rgba_luma", &rgba_module));
     return rgba_module.function("rgba_luma_kernel", &rgba_kernel);
   }
@@ -476,15 +476,11 @@ Status Importer::import(const TextureFrame& frame, PictureView* out, std::functi
           rgba_luma_coeffs(frame.conversion.matrix == RgbMatrix::bt709 ? RGBA_LUMA_BT709 : RGBA_LUMA_BT601,
                            frame.conversion.range == RgbRange::limited ? RGBA_LUMA_LIMITED_RANGE
                                                                        : RGBA_LUMA_FULL_RANGE);
-      const void* src = m.rgba_scratch.data();
-      uint64_t src_pitch = plan.rgba_pitch;
-      void* dst = base;
-      uint64_t dst_pitch = plan.pitch[0];
-      uint32_t w = frame.width, h = frame.height, cr = c.cr, cg = c.cg, cb = c.cb, offset = c.offset;
-      void* args[] = {&src, &src_pitch, &dst, &dst_pitch, &w, &h, &cr, &cg, &cb, &offset};
+      const uint32_t w = frame.width, h = frame.height;
       const hip::Dim3 block{RGBA_LUMA_THREADS_X, RGBA_LUMA_THREADS_Y, 1};
       const hip::Dim3 grid{(w + block.x - 1) / block.x, (h + block.y - 1) / block.y, 1};
-      s = m.device->launch(m.rgba_kernel, grid, block, 0, args);
+      s = m.device->launch(m.rgba_kernel, grid, block, 0, m.rgba_scratch.as<const vx_u8>(), vx_u64(plan.rgba_pitch),
+                           static_cast<vx_u8*>(base), vx_u64(plan.pitch[0]), w, h, c.cr, c.cg, c.cb, c.offset);
       if (!s.is_ok()) return fail(s);
     } else {
       for (unsigned i = 0; i < plan.n_planes; i++) {

@@ -81,17 +81,8 @@ struct HostPicture {
     p.bpc = uint8_t(layout.bpc);
     return p;
   }
-  // As hip/adm_gpu.cpp describes a device plane to the kernel.
-  K::PictureArg arg() const {
-    K::PictureArg a{};
-    a.data = data();
-    a.pitch = pitch;
-    a.bytes = layout.bytes;
-    a.shift = layout.shift;
-    a.step = layout.step;
-    a.aligned16 = (layout.bytes == 2 && reinterpret_cast<uintptr_t>(data()) % 2 == 0 && pitch % 2 == 0) ? 1 : 0;
-    return a;
-  }
+  // As the pipeline describes a device plane to the kernel (its address and pitch say whether words are read whole).
+  VxPlane arg() const { return VxPlane{data(), pitch, w, h, layout.bytes, layout.shift, layout.step}; }
 };
 
 struct PicturePair {

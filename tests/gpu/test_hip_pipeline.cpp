@@ -668,15 +668,15 @@ TEST(HipPipelineZ, DeviceFailureIsStickyAndNamesTheCall) {
   // Frame 0 runs; then the device fails (a refused launch on the library stream); frames 1 and 2 must fail.
   Module m;
   ASSERT_OK(Module::load(dev, "motion", &m));
-  Kernel k;
+  TypedKernel<motion_sad_kernel_fn> k;
   ASSERT_OK(m.function("motion_sad_kernel", &k));
   std::vector<Status> got(3);
   std::atomic<int> calls{0};
   double out[3][4];
   for (size_t i = 0; i < 3; ++i) {
     if (i == 1) {
-      void* no_args[8] = {};
-      const Status refused = dev->launch(k, {1, 1, 1}, {4096, 1, 1}, 0, no_args);
+      const DevicePlane none{};
+      const Status refused = dev->launch(k, {1, 1, 1}, {4096, 1, 1}, 0, none, none, 0u, 0u, 8u, nullptr, nullptr);
       ASSERT_EQ(refused.code(), Errc::device_error) << refused.to_string();
       std::printf("refused launch: %s\n", refused.to_string().c_str());
     }

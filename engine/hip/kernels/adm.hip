@@ -17,6 +17,11 @@
 
 namespace vxadm = vmafx::hip::adm;
 
+VMAFX_KERNEL vxadm::adm_scale0_kernel_fn adm_scale0_kernel;
+VMAFX_KERNEL vxadm::adm_scale1_kernel_fn adm_scale1_kernel;
+VMAFX_KERNEL vxadm::adm_scale23_kernel_fn adm_scale23_kernel;
+VMAFX_KERNEL vxadm::adm_finish_kernel_fn adm_finish_kernel;
+
 namespace {
 
 template <class T, class Src>
@@ -48,7 +53,7 @@ __device__ void scale_body(const Src& ref, const Src& dist, const vxadm::ScalePa
 // Scale 0: ref and dist pictures (in_w x in_h samples) -> int16 band a of both (w x h, dense rows), row sums.
 // Grid: ceil(w / kTileW) x ceil(h / kTileH) blocks of kBlockW x kBlockH threads. dump: null, or kDumpPlanes planes
 // of dump_plane elements (test mode: every position is decoupled and its intermediates written).
-VMAFX_KERNEL void adm_scale0_kernel(vxadm::PictureArg ref, vxadm::PictureArg dist, vxadm::ScaleParams p,
+VMAFX_KERNEL void adm_scale0_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParams p,
                                     vx_i16* ref_a, vx_i16* dist_a, vx_u64* rows, vx_i16* dump, vx_u64 dump_plane) {
   vxadm::PictureSource rs, ds;
   rs.pic = ref;
