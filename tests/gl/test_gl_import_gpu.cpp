@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "gl_test_context.h"
+#include "gl/test_hooks.h"
 #include "gpu_device.h"
 #include "hip/kernels/rgba_luma_impl.h"
 #include "hip/module.h"
