@@ -120,9 +120,15 @@ class Device {
   Status defer_release(std::function<void()> release);
   // Runs the deferred releases whose work has finished.
   Status collect();
+  // Blocks (the calling thread sleeps in the runtime) until the work queued before the oldest deferred release that
+  // has not run yet has finished, so that a collect() after it runs that release; runs nothing itself. *none: there
+  // was no such release (all have run, or another thread's collect() is running them). For a thread that collects
+  // releases as they become ready, without polling.
+  Status wait_deferred(bool* none);
 
-  // Event handles for internal pools (Event wraps one with RAII).
-  Status create_event(EventHandle* out);
+  // Event handles for internal pools (Event wraps one with RAII). `blocking`: a host wait on it sleeps instead of
+  // spinning (Api::event_create_blocking).
+  Status create_event(EventHandle* out, bool blocking = false);
   void destroy_event(EventHandle e);
 
  private:
@@ -153,7 +159,11 @@ class Device {
   };
   std::mutex deferred_mutex_;
   std::vector<Deferred> deferred_;
-  std::vector<EventHandle> spare_events_;
+  std::vector<EventHandle> spare_events_;  // blocking events of finished releases, for the next defer_release
+  // Events wait_deferred() is waiting on now, and those of them whose release collect() has run meanwhile: those
+  // go back to spare_events_ only once the wait is over, so that no event is recorded again while waited on.
+  std::vector<EventHandle> waited_events_;
+  std::vector<EventHandle> retired_events_;
 };
 
 // Binds a device's context to the calling thread for the scope and restores the previous one after (NVIDIA needs

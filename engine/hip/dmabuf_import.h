@@ -12,6 +12,8 @@
 // defer(): Device::defer_release — an event recorded now on THE library stream; the release runs in a later
 // collect() once every read queued before it has finished. Freeing the mapping therefore never waits for the GPU on
 // the import path (hipFree of a mapping synchronises the device on AMD: it only runs once the stream has passed).
+// wait_oldest(): Device::wait_deferred — the collector thread sleeps on the oldest release's event (created with
+// blocking synchronisation, so the runtime does not spin).
 #pragma once
 
 #include <functional>
