@@ -217,6 +217,16 @@ Status Device::record_upload(EventHandle event) {
   return Status::ok();
 }
 
+Status Device::submit_upload() {
+  if (failed()) return status();
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  const int rc = api_->stream_query.fn(upload_stream_);
+  hip_hooks::count_upload_submit();
+  if (rc == 0 || rc == api_->code_not_ready) return Status::ok();
+  return fail(api_->stream_query.symbol, rc, __FILE__, __LINE__);
+}
+
 Status Device::upload_wait_event(EventHandle event) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());

@@ -108,6 +108,11 @@ class Device {
   Status upload_async(void* dst, const void* pinned_src, size_t bytes);
   // Records `event` after the work queued on the upload stream so far.
   Status record_upload(EventHandle event);
+  // Submits the work queued on the upload stream to the device now, with a query of the stream (its answer, done
+  // or busy, is not needed). Call it after queueing work that another stream waits for: on ROCm (a gfx1036,
+  // measured), work left unsubmitted after an asynchronous enqueue was overtaken by work queued later on another
+  // stream. CUDA submits at enqueue, so there it changes nothing.
+  Status submit_upload();
   // The upload stream waits (on the device) for an event, e.g. the library stream's event after the last read of
   // the buffer the next upload overwrites.
   Status upload_wait_event(EventHandle event);
