@@ -298,7 +298,8 @@ Status MsSsimGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist
   return launch(ref, dist, slot, debug);
 }
 
-Status MsSsimGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot, const SsimDebugOutputs* debug) {
+Status MsSsimGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
+                         const SsimDebugOutputs* debug) {
   assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
   auto img = [&](unsigned s, bool d) { return const_cast<float*>(image(s, d)); };

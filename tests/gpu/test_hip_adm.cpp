@@ -221,7 +221,8 @@ TEST(HipAdm, OptionsMatchCpu) {
 }
 
 // Several frames in flight in rotating slots, each cleared and read back on its own; then an instance for a larger
-// picture after a smaller one (seed ADR-1427: a stale accumulator would add the earlier frame's sums).
+// picture after a smaller one (a clear lost ahead of the upload would leave a stale accumulator that adds the earlier
+// frame's sums: hip/feature.h).
 TEST(HipAdm, SlotsInFlightAndLargerAfterSmaller) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   const unsigned slots = 3;

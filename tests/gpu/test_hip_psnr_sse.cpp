@@ -291,7 +291,7 @@ TEST(HipPsnrSse, FramePipelineThroughPinnedRings) {
     ASSERT_OK(dev->copy_2d_async(
         {CopyKind::host_to_device, dist_dev.data(), dist_dev.pitch(), in.host + plane_bytes, row, row, h}));
     ASSERT_OK(staging.submit(in));
-    ASSERT_OK(dev->memset_d32_async(acc.data(), 0, 2));  // cleared after the upload (seed ADR-1427)
+    ASSERT_OK(dev->memset_d32_async(acc.data(), 0, 2));  // cleared after the upload (hip/feature.h says why)
     ASSERT_OK(k.enqueue({ref_dev.data(), ref_dev.pitch(), w, h, 2, 0, 1}, {dist_dev.data(), dist_dev.pitch(), w, h, 2, 0, 1},
                         acc.data()));
     if (in_flight.size() == readback.slots()) {
