@@ -110,6 +110,8 @@ Status ScaleGpu::launch(const DevicePlane* src, unsigned planes) {
     const Axis& v = v_[i == 0 ? 0 : 1];
     ScaleHArgs ha{};
     ha.src = src[i];
+    ha.src.width = h.src;  // the filters' source size (the plane's, as checked)
+    ha.src.height = v.src;
     ha.bpc = bpc_;
     ha.dst_w = h.dst;
     ha.taps = vx_u32(h.taps);
