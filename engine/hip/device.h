@@ -28,6 +28,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,33 @@ struct DeviceInfo {
 struct Kernel;
 template <class Signature>
 struct TypedKernel;
+
+namespace launch_detail {
+template <class P, class A, class = void>
+struct brace_converts : std::false_type {};
+// P{a}: no narrowing, no pointer of another type.
+template <class P, class A>
+struct brace_converts<P, A, std::void_t<decltype(P{std::declval<A>()})>> : std::true_type {};
+// A struct parameter takes that struct only (P{a} would also take a struct's first member); others as P{a}.
+template <class P, class A>
+struct converts : std::conditional_t<std::is_class_v<P>, std::is_same<P, std::remove_cv_t<std::remove_reference_t<A>>>,
+                                     brace_converts<P, A>> {};
+template <class... T>
+struct list {};
+template <bool same_count, class Params, class Args>
+struct all_convert : std::false_type {};
+template <class... P, class... A>
+struct all_convert<true, list<P...>, list<A...>> : std::bool_constant<(converts<P, A>::value && ...)> {};
+}  // namespace launch_detail
+
+// Whether Device::launch of a kernel of function type `Signature` takes these arguments: one per parameter, each
+// of its struct parameter's type or converting to its scalar or pointer parameter's type without narrowing.
+template <class Signature, class... Args>
+struct launch_args_fit : std::false_type {};
+template <class... Params, class... Args>
+struct launch_args_fit<void(Params...), Args...>
+    : launch_detail::all_convert<sizeof...(Params) == sizeof...(Args), launch_detail::list<Params...>,
+                                 launch_detail::list<Args...>> {};
 
 class Device {
  public:
@@ -89,6 +117,8 @@ class Device {
   Status launch(const TypedKernel<void(Params...)>& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
                 Args&&... args) {
     static_assert(sizeof...(Args) == sizeof...(Params), "the kernel takes another number of arguments");
+    static_assert(launch_args_fit<void(Params...), Args&&...>::value,
+                  "an argument does not convert to its parameter's type without narrowing");
     return launch_values<Params...>(kernel.kernel, grid, block, shared_bytes, Params{std::forward<Args>(args)}...);
   }
   // The runtime's form: `args` points at one value per kernel parameter, of the parameter's size and in its order,
