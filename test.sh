@@ -30,27 +30,6 @@ if [ -f "$log" ]; then
   grep -E "^(Ok|Expected Fail|Fail|Unexpected Pass|Skipped|Timeout): " "$log" | tail -n 6 || true
 fi
 if [ -f "$BUILD_DIR/meson-logs/testlog.json" ]; then
-  python3 - "$BUILD_DIR/meson-logs/testlog.json" <<'PY'
-import json, sys
-skips = []
-for line in open(sys.argv[1]):
-    t = json.loads(line)
-    if t.get("result") == "SKIP":
-        skips.append(t["name"] + " (whole test)")
-    lines = (t.get("stdout", "") or "").splitlines()
-    for i, l in enumerate(lines):
-        # GoogleTest: "<file>:<line>: Skipped" then the reason, then "[  SKIPPED ] Suite.Test (N ms)"
-        if l.startswith("[  SKIPPED ] ") and "test" not in l.split("]")[1][:8] and "." in l:
-            reason = ""
-            for k in range(i - 1, max(i - 6, -1), -1):
-                if lines[k].endswith(": Skipped"):
-                    reason = " ".join(x.strip() for x in lines[k + 1:i] if x.strip())
-                    break
-            skips.append(f'{t["name"]}: {l[13:].strip()} -- {reason}')
-if skips:
-    print("skipped, NOT passed (%d):" % len(skips))
-    for s in skips:
-        print("  " + s)
-PY
+  python3 scripts/test_summary.py "$BUILD_DIR/meson-logs/testlog.json"
 fi
 exit $status

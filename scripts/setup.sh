@@ -17,6 +17,8 @@ VMAFX_PACKAGES=(
   xvfb xauth libgl1-mesa-dri valgrind
   # AMD kernels (hipcc --genco) and HIP headers; NVIDIA kernels use nvcc from /usr/local/cuda when present
   hipcc libamdhip64-dev
+  # arm64 NEON kernels: cross-built and checked under qemu-user (scripts/check_arm64.sh, suite checkasm)
+  g++-aarch64-linux-gnu qemu-user-static
 )
 
 vmafx_missing_packages() {

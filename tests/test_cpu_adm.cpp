@@ -95,6 +95,157 @@ TEST(CpuAdm, GainLimitOneMatchesNegModelJson) {
   EXPECT_EQ(n, 2u) << "expected both distorted clips of pair a";
 }
 
+// The VMAF v1 models' ADM (adm_csf_mode 2, dlm weight 0.7, gain limit 1, min 0.5, noise weight 0.02; viewing
+// distance and display height per model) against the v1 oracle files, under libvmaf's option-suffixed names.
+struct V1AdmCase {
+  const char* pair;   // Pair::name()
+  const char* model;  // oracle file's model part
+  double nvd;
+  int rdh;
+  const char* suffix;
+};
+const V1AdmCase kV1AdmCases[] = {
+    {"a_576x324_8b_x264crf35", "vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
+    {"a_576x324_8b_down288", "vmaf_v1.0.16_5d0h", 5.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_5"},
+    {"b_576x324_10b_x264crf33", "vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
+    {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
+    {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_1d5h_2160", 1.5, 2160,
+     "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_1.5_rdh_2160"},
+};
+
+TEST(CpuAdm, V1ModelOptionsMatchV1OracleJson) {
+  unsigned n = 0;
+  for (const V1AdmCase& c : kV1AdmCases) {
+    for (const Pair& p : test::public_pairs()) {
+      if (p.name() != c.pair) continue;
+      SCOPED_TRACE(std::string(c.pair) + " " + c.model);
+      cpu::AdmOptions opt;
+      opt.csf_mode = cpu::kAdmCsfBlend;
+      opt.dlm_weight = 0.7;
+      opt.enhn_gain_limit = 1.0;
+      opt.min_val = 0.5;
+      opt.noise_weight = 0.02;
+      opt.norm_view_dist = c.nvd;
+      opt.ref_display_height = c.rdh;
+      expect_pair_matches(p, c.model, opt, c.suffix);
+      n++;
+    }
+  }
+  EXPECT_EQ(n, 5u) << "expected the five v1 oracle files";
+}
+
+// Every other ADM option (Barten CSF with its two scales, the refitted blend, blend tables of other displays,
+// adm_skip_aim, adm_skip_scale0, noise and DLM weights, min, gain limit) against tests/data's full-precision
+// oracle of the sample pair (libvmaf with its JSON writer printing %.17g): equal doubles.
+struct AdmOptionCase {
+  const char* suffix;  // libvmaf's name suffix of the instance
+  cpu::AdmOptions opt;
+  bool debug;          // the instance also wrote num / den
+};
+std::vector<AdmOptionCase> adm_option_cases() {
+  std::vector<AdmOptionCase> v;
+  cpu::AdmOptions o;
+  o.csf_mode = cpu::kAdmCsfBarten;
+  o.csf_scale = 0.02;
+  o.csf_diag_scale = 0.005;
+  v.push_back({"_scfd_0.005_csf_1_scf_0.02", o, true});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlendMae;
+  o.norm_view_dist = 5;
+  v.push_back({"_csf_3_nvd_5", o, false});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlendMae;
+  o.ref_display_height = 2160;
+  o.norm_view_dist = 1.5;
+  v.push_back({"_csf_3_nvd_1.5_rdh_2160", o, false});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlend;
+  o.ref_display_height = 2160;
+  v.push_back({"_csf_2_rdh_2160", o, false});
+  o = {};
+  o.skip_aim = true;
+  o.csf_mode = cpu::kAdmCsfBlend;
+  o.ref_display_height = 2160;
+  o.norm_view_dist = 5;
+  v.push_back({"_csf_2_nvd_5_rdh_2160", o, false});
+  o = {};
+  o.skip_scale0 = true;
+  o.noise_weight = 0.5;
+  o.dlm_weight = 0.2;
+  o.min_val = 0.9;
+  v.push_back({"_dlmw_0.2_min_0.9_nw_0.5_ssz", o, false});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBarten;
+  o.csf_scale = 0.001;
+  o.csf_diag_scale = 0.0001;
+  o.enhn_gain_limit = 1.2;
+  v.push_back({"_scfd_0.0001_csf_1_scf_0.001_egl_1.2", o, false});
+  return v;
+}
+
+TEST(CpuAdm, EveryOptionMatchesScratchLibvmafExactly) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  test::Oracle o;
+  ASSERT_OK(test::load_oracle(test::project_data_dir() + "/sample_320x240_dist.adm_motion_options.json", &o));
+  ASSERT_EQ(o.frames.size(), 10u);
+  for (const AdmOptionCase& k : adm_option_cases()) {
+    SCOPED_TRACE(k.suffix);
+    cpu::Adm adm;
+    ASSERT_OK(adm.init(320, 240, 8, k.opt));
+    for (size_t f = 0; f < o.frames.size(); f++) {
+      cpu::AdmScores s;
+      ASSERT_OK(adm.compute(cpu::luma_plane(c.ref.frame(f)), cpu::luma_plane(c.dist.frame(f)), &s));
+      auto want = [&](const std::string& name) {
+        const auto it = o.frames[f].find(name + k.suffix);
+        EXPECT_NE(it, o.frames[f].end()) << name << k.suffix;
+        return it == o.frames[f].end() ? -1.0 : it->second;
+      };
+      for (int i = 0; i < 7; i++) EXPECT_EQ(output(s, i), want(kOutputs[i])) << kOutputs[i] << " frame " << f;
+      if (!k.debug) continue;
+      EXPECT_EQ(s.adm2, want("integer_adm")) << "frame " << f;
+      EXPECT_EQ(s.num, want("integer_adm_num")) << "frame " << f;
+      EXPECT_EQ(s.den, want("integer_adm_den")) << "frame " << f;
+      for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(s.num_scale[i], want("integer_adm_num_scale" + std::to_string(i))) << "frame " << f;
+        EXPECT_EQ(s.den_scale[i], want("integer_adm_den_scale" + std::to_string(i))) << "frame " << f;
+      }
+    }
+  }
+}
+
+// The CSF factors of each mode: the blend tables verbatim, Watson's constants, Barten's curve rising with the scale.
+TEST(CpuAdm, CsfFactorsOfEveryMode) {
+  cpu::AdmOptions o;
+  o.csf_mode = cpu::kAdmCsfBlend;
+  float rf[3];
+  cpu::adm_csf_factors(0, o, rf);
+  EXPECT_EQ(rf[0], 0.01183f);
+  EXPECT_EQ(rf[1], 0.01183f);
+  EXPECT_EQ(rf[2], 0.004302f);
+  uint16_t f0[3];
+  cpu::adm_fixed_factors_scale0(rf, o, f0);
+  EXPECT_EQ(f0[0], 24809);  // not Watson's constant: that one belongs to mode 0 only
+  o.csf_mode = cpu::kAdmCsfBlendMae;
+  o.ref_display_height = 2160;
+  cpu::adm_csf_factors(3, o, rf);
+  EXPECT_EQ(rf[0], 0.035930f);
+  EXPECT_EQ(rf[2], 0.021430f);
+  o = {};
+  cpu::adm_csf_factors(0, o, rf);
+  cpu::adm_fixed_factors_scale0(rf, o, f0);
+  EXPECT_EQ(f0[0], 36453);
+  EXPECT_EQ(f0[2], 49417);
+  o.csf_mode = cpu::kAdmCsfBarten;
+  float prev = 0;
+  for (int s = 0; s < 4; s++) {
+    cpu::adm_csf_factors(s, o, rf);
+    EXPECT_GT(rf[0], prev) << "scale " << s;
+    EXPECT_EQ(rf[0], rf[2]) << "equal scales give equal h/v and d factors";
+    prev = rf[0];
+  }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Exact doubles of the scratch libvmaf (plain C, --feature adm with debug=true) for synthetic content made by
 // synth_frame below; reproduced bit for bit.
@@ -320,7 +471,7 @@ cpu::AdmScores run_stages(const cpu::Plane& ref, const cpu::Plane& dist, const c
   }
   float num[4] = {}, den[4] = {}, aim[4] = {};
   float rf[4][3];
-  for (int s = 0; s < 4; s++) cpu::adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, rf[s]);
+  for (int s = 0; s < 4; s++) cpu::adm_csf_factors(s, opt, rf[s]);
 
   // Scale 0 on int16 bands with a stride wider than the band, to catch stride mix-ups.
   const int st0 = sw[0] + 3;
@@ -336,7 +487,7 @@ cpu::AdmScores run_stages(const cpu::Plane& ref, const cpu::Plane& dist, const c
   cpu::adm_dwt_scale0(ref, rb, tmp16.data());
   cpu::adm_dwt_scale0(dist, db, tmp16.data());
   uint16_t fx0[3];
-  cpu::adm_fixed_factors_scale0(rf[0], opt.norm_view_dist, opt.ref_display_height, fx0);
+  cpu::adm_fixed_factors_scale0(rf[0], opt, fx0);
   cpu::adm_decouple_scale0(rb, db, sw[0], sh[0], opt.enhn_gain_limit, r, a);
   den[0] = cpu::adm_den_finish(cpu::adm_den_sums_scale0(rb, sw[0], sh[0]), sw[0], sh[0], 0, rf[0], opt.noise_weight);
   cpu::adm_csf_scale0(a, sw[0], sh[0], fx0, csf, flt);
@@ -435,19 +586,83 @@ TEST(CpuAdm, DwtTapsReflectLikeLibvmaf) {
 
 // ---------------------------------------------------------------------------------------------------------------
 
+// Pictures of 17..32 samples on an axis (see cpu::adm_small_axis): libvmaf reads one element before its buffers at
+// scale 3; against tests/data/small_sizes.json, libvmaf on crops of the sample pair's luma run with
+// MALLOC_PERTURB_=255 (its allocations zero-initialised, the one deterministic state of that read), full precision.
+// Sizes with one small axis and 33..300 on the other, the default options, adm_skip_scale0, adm_skip_aim (whose
+// masking input lands in the buffer libvmaf reads) and the v1 options.
+const std::pair<int, int> kSmallSizes[] = {{17, 17}, {24, 24}, {32, 32}, {17, 40}, {40, 17},
+                                           {20, 200}, {200, 20}, {33, 20}, {31, 33}, {300, 18}};
+
+TEST(CpuAdm, SmallPicturesMatchLibvmafOnZeroedMemory) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  test::Oracle o;
+  ASSERT_OK(test::load_oracle(test::project_data_dir() + "/small_sizes.json", &o));
+  struct Variant {
+    const char* prefix;
+    const char* suffix;
+    cpu::AdmOptions opt;
+  };
+  std::vector<Variant> variants(4);
+  variants[0] = {"", "", {}};
+  variants[1] = {"", "_ssz", {}};
+  variants[1].opt.skip_scale0 = true;
+  variants[2] = {"", "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02", {}};
+  variants[2].opt.csf_mode = cpu::kAdmCsfBlend;
+  variants[2].opt.dlm_weight = 0.7;
+  variants[2].opt.enhn_gain_limit = 1.0;
+  variants[2].opt.min_val = 0.5;
+  variants[2].opt.noise_weight = 0.02;
+  variants[3] = {"skip_aim/", "", {}};
+  variants[3].opt.skip_aim = true;
+  size_t first = 0;
+  for (const auto& [w, h] : kSmallSizes) {
+    const std::string tag = std::to_string(w) + "x" + std::to_string(h);
+    SCOPED_TRACE(tag);
+    for (const Variant& v : variants) {
+      SCOPED_TRACE(std::string(v.prefix) + "integer_adm" + v.suffix);
+      cpu::Adm adm;
+      ASSERT_OK(adm.init(uint32_t(w), uint32_t(h), 8, v.opt));
+      for (size_t f = 0; f < 3; f++) {
+        // The crop at (7, 5) of the 320x240 luma, read in place.
+        cpu::Plane r = cpu::luma_plane(c.ref.frame(f)), d = cpu::luma_plane(c.dist.frame(f));
+        for (cpu::Plane* p : {&r, &d}) {
+          p->data += 5 * p->stride + 7;
+          p->w = uint32_t(w);
+          p->h = uint32_t(h);
+        }
+        cpu::AdmScores s;
+        ASSERT_OK(adm.compute(r, d, &s));
+        ASSERT_LT(first + f, o.frames.size());
+        const auto& m = o.frames[first + f];
+        for (int k = 0; k < 7; k++) {
+          const std::string name = tag + "/" + v.prefix + kOutputs[k] + v.suffix;
+          const auto it = m.find(name);
+          ASSERT_NE(it, m.end()) << name;
+          EXPECT_EQ(output(s, k), it->second) << name << " frame " << f;
+        }
+      }
+    }
+    first += 3;
+  }
+  EXPECT_EQ(first, o.frames.size());
+}
+
 TEST(CpuAdm, CheckSizeRefusesTooSmallPictures) {
-  const std::vector<std::pair<uint32_t, uint32_t>> sizes = {{32, 33}, {33, 32}, {0, 0}, {1, 1}, {16, 1080}};
+  // libvmaf crashes below 17 on either axis (a 16x16, 16x200 or 200x16 clip segfaults the scratch libvmaf).
+  const std::vector<std::pair<uint32_t, uint32_t>> sizes = {{16, 17}, {17, 16}, {0, 0}, {1, 1}, {16, 1080}};
   for (const auto& [w, h] : sizes) {
     const Status s = cpu::Adm::check_size(w, h);
     EXPECT_FALSE(s.is_ok()) << w << "x" << h;
     EXPECT_EQ(s.code(), Errc::unsupported) << w << "x" << h;
-    EXPECT_NE(s.message().find("33x33"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find("17x17"), std::string::npos) << s.message();
     cpu::Adm adm;
     EXPECT_FALSE(adm.init(w, h, 8, {}).is_ok()) << w << "x" << h;
   }
-  EXPECT_TRUE(cpu::Adm::check_size(33, 33).is_ok());
+  EXPECT_TRUE(cpu::Adm::check_size(17, 17).is_ok());
   EXPECT_TRUE(cpu::Adm::check_size(1920, 1080).is_ok());
-  EXPECT_TRUE(cpu::Adm::check_size(32768, 33).is_ok());
+  EXPECT_TRUE(cpu::Adm::check_size(32768, 17).is_ok());
   EXPECT_FALSE(cpu::Adm::check_size(32769, 64).is_ok());
   EXPECT_FALSE(cpu::Adm::check_size(64, 40000).is_ok());
 }
@@ -472,6 +687,42 @@ TEST(CpuAdm, InitRefusesOptionsLibvmafRefuses) {
   o.norm_view_dist = 1.5;
   o.ref_display_height = 2160;
   EXPECT_TRUE(adm.init(64, 64, 8, o).is_ok());
+  o = {};
+  o.csf_mode = 4;
+  EXPECT_EQ(adm.init(64, 64, 8, o).code(), Errc::invalid_argument);
+  o.csf_mode = -1;
+  EXPECT_EQ(adm.init(64, 64, 8, o).code(), Errc::invalid_argument);
+  o = {};
+  o.csf_scale = 51;
+  EXPECT_EQ(adm.init(64, 64, 8, o).code(), Errc::invalid_argument);
+  o = {};
+  o.csf_diag_scale = -0.1;
+  EXPECT_EQ(adm.init(64, 64, 8, o).code(), Errc::invalid_argument);
+  // Blend modes: libvmaf has tables for a few displays only (elsewhere it would compute with -22 as the factor).
+  for (int mode : {cpu::kAdmCsfBlend, cpu::kAdmCsfBlendMae}) {
+    o = {};
+    o.csf_mode = mode;
+    o.norm_view_dist = 4.0;
+    const Status st = adm.init(64, 64, 8, o);
+    EXPECT_EQ(st.code(), Errc::unsupported) << mode;
+    EXPECT_NE(st.message().find("tables"), std::string::npos) << st.message();
+    o.norm_view_dist = 5.0;
+    EXPECT_TRUE(adm.init(64, 64, 8, o).is_ok()) << mode;
+    o.ref_display_height = 2160;
+    o.norm_view_dist = 1.5;
+    EXPECT_TRUE(adm.init(64, 64, 8, o).is_ok()) << mode;
+  }
+  // Barten at its default scales overflows libvmaf's fixed-point factors; small scales fit.
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBarten;
+  const Status st = adm.init(64, 64, 8, o);
+  EXPECT_EQ(st.code(), Errc::unsupported);
+  EXPECT_NE(st.message().find("adm_csf_scale"), std::string::npos) << st.message();
+  o.csf_scale = 0.02;
+  o.csf_diag_scale = 0.005;
+  EXPECT_TRUE(adm.init(64, 64, 8, o).is_ok());
+  o.csf_diag_scale = 0.01;  // d at scale 0: 1.21 * 0.01 * 2^23 > 2^16
+  EXPECT_EQ(adm.init(64, 64, 8, o).code(), Errc::unsupported);
 }
 
 TEST(CpuAdm, ComputeRefusesPlanesThatDoNotFit) {

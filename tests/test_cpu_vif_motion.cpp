@@ -406,6 +406,237 @@ TEST(CpuVifMotion, MotionPostMatchesLibvmafOnShortStreams) {
   EXPECT_EQ(out[0].motion3, 2.0);
 }
 
+// Every motion option against tests/data's full-precision oracle of the sample pair (libvmaf's JSON writer printing
+// %.17g): the sad score (from the frame `motion_frame_distance` back), motion2 and motion3, equal doubles, and each
+// frame out of MotionPost no later than libvmaf's rule makes it final.
+struct MotionOptionCase {
+  const char* suffix;
+  cpu::MotionOptions opt;
+};
+std::vector<MotionOptionCase> motion_option_cases() {
+  std::vector<MotionOptionCase> v;
+  cpu::MotionOptions o;
+  o.five_frame_window = true;
+  o.moving_average = true;
+  o.max_val = 18;
+  v.push_back({"_mffw_mmxv_18_mma", o});  // the VMAF v1 HFR models' options
+  o = {};
+  o.blend_factor = 0.5;
+  o.blend_offset = 1;
+  o.fps_weight = 2.5;
+  v.push_back({"_mbf_0.5_mbo_1_mfw_2.5", o});
+  o = {};
+  o.force_zero = true;
+  v.push_back({"_force_0", o});
+  o = {};
+  o.moving_average = true;
+  o.max_val = 1.5;
+  v.push_back({"_mmxv_1.5_mma", o});
+  o = {};
+  o.five_frame_window = true;
+  v.push_back({"_mffw", o});
+  return v;
+}
+
+// Sad scores of the first `frames` reference frames of a clip under `opt`, as a stream computes them.
+std::vector<double> sad_scores(const test::YuvClip& ref, size_t frames, const cpu::MotionOptions& opt) {
+  const unsigned d = cpu::motion_frame_distance(opt);
+  std::vector<int32_t> row(ref.width());
+  std::vector<double> out;
+  for (size_t i = 0; i < frames; i++) {
+    double sad = 0.0;
+    if (i >= d && !opt.force_zero)
+      sad = cpu::motion_score_from_sad(
+          cpu::motion_sad(cpu::luma_plane(ref.frame(i - d)), cpu::luma_plane(ref.frame(i)), row.data()),
+          ref.width(), ref.height(), opt);
+    out.push_back(sad);
+  }
+  return out;
+}
+
+TEST(CpuVifMotion, EveryMotionOptionMatchesScratchLibvmafExactly) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  test::Oracle o;
+  ASSERT_OK(test::load_oracle(test::project_data_dir() + "/sample_320x240_dist.adm_motion_options.json", &o));
+  const size_t n = o.frames.size();
+  ASSERT_EQ(n, 10u);
+  for (const MotionOptionCase& k : motion_option_cases()) {
+    SCOPED_TRACE(k.suffix);
+    ASSERT_OK(cpu::motion_check_options(k.opt));
+    const std::vector<double> sad = sad_scores(c.ref, n, k.opt);
+    cpu::MotionPost post(k.opt);
+    std::vector<cpu::MotionOut> out;
+    const unsigned d = cpu::motion_frame_distance(k.opt);
+    for (size_t i = 0; i < n; i++) {
+      EXPECT_EQ(sad[i], metric(o, i, std::string("VMAF_integer_feature_motion_sad_score") + k.suffix)) << i;
+      post.push(i, sad[i], &out);
+      // Frames before d are final with frame d, frame j >= d with frame j + 1.
+      const size_t want = i < d ? 0 : i == d ? d : i;
+      EXPECT_EQ(out.size(), want) << "after frame " << i;
+    }
+    post.finish(&out);
+    ASSERT_EQ(out.size(), n);
+    for (size_t i = 0; i < n; i++) {
+      EXPECT_EQ(out[i].index, i);
+      EXPECT_EQ(out[i].motion2, metric(o, i, std::string("integer_motion2") + k.suffix)) << "frame " << i;
+      EXPECT_EQ(out[i].motion3, metric(o, i, std::string("integer_motion3") + k.suffix)) << "frame " << i;
+    }
+  }
+}
+
+// The five-frame window with the moving average and a blend on streams of 1 to 4 frames of the sample pair (the
+// %.17g values of the scratch libvmaf with --frame_cnt 1..4 and motion_five_frame_window, motion_moving_average,
+// motion_blend_factor=0.5, motion_blend_offset=3).
+TEST(CpuVifMotion, FiveFrameWindowOnShortStreamsMatchesLibvmaf) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  cpu::MotionOptions opt;
+  opt.five_frame_window = true;
+  opt.moving_average = true;
+  opt.blend_factor = 0.5;
+  opt.blend_offset = 3;
+  const double s2 = 8.736151733398437, s3 = 8.52012186686198;
+  const double stamp = 5.868075866699218;
+  struct Case {
+    size_t frames;
+    double motion2[4], motion3[4];
+  };
+  const Case cases[] = {
+      {1, {0}, {0}},
+      {2, {0, 0}, {0, 0}},
+      {3, {0, 0, s2}, {stamp, stamp, stamp}},
+      {4, {0, 0, s3, s3}, {stamp, stamp, 5.8140684000651035, 5.76006093343099}},
+  };
+  const std::vector<double> sad = sad_scores(c.ref, 4, opt);
+  EXPECT_EQ(sad[0], 0.0);
+  EXPECT_EQ(sad[1], 0.0);
+  EXPECT_EQ(sad[2], s2);
+  EXPECT_EQ(sad[3], s3);
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::to_string(k.frames) + " frames");
+    cpu::MotionPost post(opt);
+    std::vector<cpu::MotionOut> out;
+    for (size_t i = 0; i < k.frames; i++) post.push(50 + i, sad[i], &out);
+    post.finish(&out);
+    ASSERT_EQ(out.size(), k.frames);
+    for (size_t i = 0; i < k.frames; i++) {
+      EXPECT_EQ(out[i].index, 50 + i);
+      EXPECT_EQ(out[i].motion2, k.motion2[i]) << "motion2 frame " << i;
+      EXPECT_EQ(out[i].motion3, k.motion3[i]) << "motion3 frame " << i;
+    }
+  }
+}
+
+// The v1 models' motion (motion_max_val 18) against the v1 oracle files, at their printed precision.
+TEST(CpuVifMotion, V1ModelMotionMatchesV1OracleJson) {
+  const std::pair<const char*, const char*> files[] = {{"a_576x324_8b_x264crf35", "vmaf_v1.0.16_3d0h"},
+                                                       {"a_576x324_8b_down288", "vmaf_v1.0.16_5d0h"},
+                                                       {"b_576x324_10b_x264crf33", "vmaf_v1.0.16_3d0h"},
+                                                       {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_3d0h"},
+                                                       {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_1d5h_2160"}};
+  cpu::MotionOptions opt;
+  opt.max_val = 18;
+  unsigned checked = 0;
+  for (const auto& [name, model] : files) {
+    for (const Pair& p : test::public_pairs()) {
+      if (p.name() != name) continue;
+      SCOPED_TRACE(std::string(name) + " " + model);
+      test::PairClips c;
+      ASSERT_OK(test::open_pair_clips(p, &c));
+      test::Oracle o;
+      ASSERT_OK(test::load_pair_oracle(p, model, c.ref.frames(), &o));
+      const std::vector<double> sad = sad_scores(c.ref, c.ref.frames(), opt);
+      cpu::MotionPost post(opt);
+      std::vector<cpu::MotionOut> out;
+      for (size_t i = 0; i < sad.size(); i++) post.push(i, sad[i], &out);
+      post.finish(&out);
+      ASSERT_EQ(out.size(), sad.size());
+      double worst = 0;
+      for (size_t i = 0; i < sad.size(); i++) {
+        const double d[3] = {std::fabs(sad[i] - metric(o, i, "VMAF_integer_feature_motion_sad_score_mmxv_18")),
+                             std::fabs(out[i].motion2 - metric(o, i, "integer_motion2_mmxv_18")),
+                             std::fabs(out[i].motion3 - metric(o, i, "integer_motion3_mmxv_18"))};
+        for (double x : d) {
+          EXPECT_LE(x, kPrinted) << "frame " << i;
+          worst = std::max(worst, x);
+        }
+      }
+      std::printf("  %s %s: motion (mmxv 18) max |ours - libvmaf json| %.2g\n", name, model, worst);
+      checked++;
+    }
+  }
+  EXPECT_EQ(checked, 5u);
+}
+
+// The small pictures ADM's tests use (17x17 .. 300x18 crops of the sample pair, tests/data/small_sizes.json): VIF and
+// motion there are libvmaf's, exactly (they read nothing outside their planes at these sizes; below 16 libvmaf's VIF
+// reads outside the picture, below 3 its motion does, and both are refused).
+TEST(CpuVifMotion, SmallPicturesMatchLibvmaf) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  test::Oracle o;
+  ASSERT_OK(test::load_oracle(test::project_data_dir() + "/small_sizes.json", &o));
+  const std::pair<uint32_t, uint32_t> sizes[] = {{17, 17}, {24, 24}, {32, 32}, {17, 40}, {40, 17},
+                                                 {20, 200}, {200, 20}, {33, 20}, {31, 33}, {300, 18}};
+  size_t first = 0;
+  for (const auto& [w, h] : sizes) {
+    const std::string tag = std::to_string(w) + "x" + std::to_string(h);
+    SCOPED_TRACE(tag);
+    cpu::Vif vif;
+    ASSERT_OK(vif.init(w, h, 8, {}));
+    std::vector<int32_t> row(w);
+    std::vector<double> sad;
+    auto crop = [&](const PictureView& v) {
+      cpu::Plane p = cpu::luma_plane(v);
+      p.data += 5 * p.stride + 7;
+      p.w = w;
+      p.h = h;
+      return p;
+    };
+    cpu::MotionPost post;
+    std::vector<cpu::MotionOut> out;
+    for (size_t f = 0; f < 3; f++) {
+      cpu::VifScores s;
+      ASSERT_OK(vif.compute(crop(c.ref.frame(f)), crop(c.dist.frame(f)), &s));
+      for (int k = 0; k < 4; k++)
+        EXPECT_EQ(s.scale[k], metric(o, first + f, tag + "/integer_vif_scale" + std::to_string(k))) << f;
+      const double m = f == 0 ? 0.0
+                              : cpu::motion_score_from_sad(
+                                    cpu::motion_sad(crop(c.ref.frame(f - 1)), crop(c.ref.frame(f)), row.data()), w, h);
+      EXPECT_EQ(m, metric(o, first + f, tag + "/VMAF_integer_feature_motion_sad_score")) << f;
+      post.push(f, m, &out);
+    }
+    post.finish(&out);
+    ASSERT_EQ(out.size(), 3u);
+    for (size_t f = 0; f < 3; f++) {
+      EXPECT_EQ(out[f].motion2, metric(o, first + f, tag + "/integer_motion2")) << f;
+      EXPECT_EQ(out[f].motion3, metric(o, first + f, tag + "/integer_motion3")) << f;
+    }
+    first += 3;
+  }
+}
+
+TEST(CpuVifMotion, MotionOptionsOutsideLibvmafsRangesAreRefused) {
+  EXPECT_TRUE(cpu::motion_check_options({}).is_ok());
+  cpu::MotionOptions o;
+  o.max_val = 10001;
+  EXPECT_EQ(cpu::motion_check_options(o).code(), Errc::invalid_argument);
+  o = {};
+  o.blend_factor = 1.5;
+  EXPECT_EQ(cpu::motion_check_options(o).code(), Errc::invalid_argument);
+  o = {};
+  o.blend_offset = -1;
+  EXPECT_EQ(cpu::motion_check_options(o).code(), Errc::invalid_argument);
+  o = {};
+  o.fps_weight = 5.5;
+  const Status st = cpu::motion_check_options(o);
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_NE(st.message().find("motion_fps_weight"), std::string::npos) << st.message();
+  o.fps_weight = NAN;
+  EXPECT_EQ(cpu::motion_check_options(o).code(), Errc::invalid_argument);
+}
+
 // Motion above the blend offset and the clip: blend factor 1 keeps the score, the maximum clips it.
 TEST(CpuVifMotion, MotionBlendAndClipFollowLibvmaf) {
   EXPECT_EQ(cpu::motion_blend(55.5, 1.0, 40.0), 55.5);

@@ -142,11 +142,26 @@ Emulated emulate(const VxPlane& ref, const VxPlane& dist, const hip::AdmGpuParam
       d = e.s123[s - 1].v.data();
     }
     if (s == 1) {
-      K::BandSource<int16_t> rs{a0[0].data(), p.in_w, p.in_h, s}, ds{a0[1].data(), p.in_w, p.in_h, s};
+      K::BandSource<int16_t> rs{a0[0].data(), p.in_w, p.in_h, s, 0, nullptr, nullptr, 0},
+          ds{a0[1].data(), p.in_w, p.in_h, s, 0, nullptr, nullptr, 0};
       emulate_scale<int32_t>(rs, ds, p, ref_a, dist_a, &rows, d, n);
     } else {
       std::vector<int32_t>* in = a123[(s - 2) % 2];
-      K::BandSource<int32_t> rs{in[0].data(), p.in_w, p.in_h, s}, ds{in[1].data(), p.in_w, p.in_h, s};
+      K::BandSource<int32_t> rs{in[0].data(), p.in_w, p.in_h, s, 0, nullptr, nullptr, 0},
+          ds{in[1].data(), p.in_w, p.in_h, s, 0, nullptr, nullptr, 0};
+      std::vector<int32_t> small_row;
+      if (p.small) {
+        // adm_small_row_kernel, then scale 3 with libvmaf's reads before its buffers.
+        const K::SmallRowParams& q = gp.small_row;
+        const K::ScaleParams& p0 = gp.scale[0];
+        K::PictureSource r0{ref, p0.in_w, p0.in_h, p0.bpc}, d0{dist, p0.in_w, p0.in_h, p0.bpc};
+        small_row.assign(size_t(q.count), 0x7eed7eed);
+        for (int j = 0; j < q.count; ++j) small_row[size_t(j)] = q.mode ? K::small_row_value(r0, d0, p0, q, j) : 0;
+        rs.small = ds.small = 1;
+        rs.ref_band = ds.ref_band = in[0].data();
+        rs.row_above = ds.row_above = small_row.data();
+        ds.dist = 1;
+      }
       emulate_scale<int32_t>(rs, ds, p, ref_a, dist_a, &rows, d, n);
     }
   }
@@ -212,12 +227,12 @@ TEST(HipAdmImpl, ParamsMatchTheCpuReference) {
     hip::AdmGpuParams gp;
     ASSERT_TRUE(hip::adm_gpu_params(1920, 1080, 8, opt, &gp).is_ok());
     float rf[3];
-    cpu::adm_csf_factors(0, nvd, rdh, rf);
+    cpu::adm_csf_factors(0, opt, rf);
     uint16_t f0[3];
-    cpu::adm_fixed_factors_scale0(rf, nvd, rdh, f0);
+    cpu::adm_fixed_factors_scale0(rf, opt, f0);
     for (int t = 0; t < 3; ++t) EXPECT_EQ(gp.scale[0].fixed[t], f0[t]) << nvd << " x " << rdh;
     for (int s = 1; s < 4; ++s) {
-      cpu::adm_csf_factors(s, nvd, rdh, rf);
+      cpu::adm_csf_factors(s, opt, rf);
       uint32_t f[3];
       cpu::adm_fixed_factors_scale123(rf, f);
       for (int t = 0; t < 3; ++t) EXPECT_EQ(gp.scale[s].fixed[t], f[t]) << "scale " << s;
@@ -231,7 +246,13 @@ TEST(HipAdmImpl, ParamsMatchTheCpuReference) {
   cpu::AdmOptions opt;
   EXPECT_EQ(hip::adm_gpu_params(1920, 1080, 8, opt, nullptr).code(), Errc::invalid_argument);
   hip::AdmGpuParams gp;
-  EXPECT_EQ(hip::adm_gpu_params(32, 1080, 8, opt, &gp).code(), Errc::unsupported);
+  EXPECT_EQ(hip::adm_gpu_params(16, 1080, 8, opt, &gp).code(), Errc::unsupported);
+  ASSERT_TRUE(hip::adm_gpu_params(17, 1080, 8, opt, &gp).is_ok());
+  EXPECT_EQ(gp.scale[3].small, 1);
+  EXPECT_EQ(gp.small_row.count, 3);
+  ASSERT_TRUE(hip::adm_gpu_params(33, 1080, 8, opt, &gp).is_ok());
+  EXPECT_EQ(gp.scale[3].small, 0);
+  EXPECT_EQ(gp.small_row.count, 0);
   EXPECT_EQ(hip::adm_gpu_params(64, 64, 7, opt, &gp).code(), Errc::unsupported);
   EXPECT_EQ(hip::adm_gpu_params(64, 64, 17, opt, &gp).code(), Errc::unsupported);
   opt.enhn_gain_limit = 0.5;
@@ -261,6 +282,37 @@ TEST(HipAdmImpl, TilesMatchCpuStageByStage) {
   }
   std::printf("%d picture pairs (%zu layouts x %zu sizes x %d patterns): every stage and sum equal to the CPU\n",
               pairs, std::size(kLayouts), std::size(sizes), int(kPatternCount));
+}
+
+// Pictures of 17..32 on an axis (libvmaf's reads before its buffers at scale 3), every layout and pattern, with the
+// options that change what libvmaf finds there (adm_skip_aim, adm_skip_scale0) and the v1 models'.
+TEST(HipAdmImpl, SmallPicturesMatchCpu) {
+  const Size sizes[] = {{17, 17}, {18, 23}, {32, 32}, {17, 64}, {70, 20}, {33, 32}, {300, 18}, {19, 150}};
+  std::vector<cpu::AdmOptions> opts(4);
+  opts[1].skip_aim = true;
+  opts[2].skip_scale0 = true;
+  opts[3].csf_mode = cpu::kAdmCsfBlend;
+  opts[3].dlm_weight = 0.7;
+  opts[3].enhn_gain_limit = 1.0;
+  opts[3].noise_weight = 0.02;
+  opts[3].min_val = 0.5;
+  uint32_t seed = 1717;
+  int pairs = 0;
+  for (const Layout& lay : kLayouts) {
+    for (const Size& sz : sizes) {
+      for (int pat = 0; pat < kPatternCount; ++pat) {
+        const cpu::AdmOptions& opt = opts[size_t(pairs) % opts.size()];
+        const PicturePair pp = make_pair(sz.w, sz.h, lay, Pattern(pat), seed);
+        const std::string what = std::string(lay.name) + " " + std::to_string(sz.w) + "x" + std::to_string(sz.h) +
+                                 " " + kPatternNames[pat] + " options " + std::to_string(pairs % 4) + " seed " +
+                                 std::to_string(seed);
+        ++seed;
+        ++pairs;
+        if (!check_pair(pp, opt, what)) return;
+      }
+    }
+  }
+  std::printf("%d small picture pairs: every stage and sum equal to the CPU\n", pairs);
 }
 
 TEST(HipAdmImpl, LargerPicturesMatchCpu) {
@@ -309,6 +361,24 @@ TEST(HipAdmImpl, OptionsMatchCpu) {
   o.dlm_weight = 0.8;
   o.min_val = 0.3;
   cases.push_back({"noise weight, dlm weight, min val", o});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlend;
+  o.dlm_weight = 0.7;
+  o.enhn_gain_limit = 1.0;
+  o.noise_weight = 0.02;
+  o.min_val = 0.5;
+  o.norm_view_dist = 5.0;
+  cases.push_back({"v1 5d0h options (blend CSF)", o});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlendMae;
+  o.ref_display_height = 2160;
+  o.norm_view_dist = 1.5;
+  cases.push_back({"refitted blend CSF, 2160 at 1.5H", o});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBarten;
+  o.csf_scale = 0.02;
+  o.csf_diag_scale = 0.005;
+  cases.push_back({"Barten CSF", o});
   uint32_t seed = 4242;
   for (const Case& c : cases) {
     for (const Layout* lay : {&kLayouts[0], &kLayouts[3]}) {
@@ -427,7 +497,8 @@ StagePlanes<T> edge_bands(int w, int h, std::mt19937& rng) {
 // Decouple, CSF, den and cm of raw bands, position by position with the kernel's functions, against the CPU.
 template <class T>
 ::testing::AssertionResult raw_bands_match(int scale, StagePlanes<T>& sp, const K::ScaleParams& p, double gain,
-                                           const K::FinishParams& f, const float rfactor[3], double nvd, int rdh) {
+                                           const K::FinishParams& f, const float rfactor[3],
+                                           const cpu::AdmOptions& opt) {
   typedef K::Ops<T> O;
   const int w = sp.w, h = sp.h;
   // CPU
@@ -435,7 +506,7 @@ template <class T>
   hip::AdmFrameSums want;
   if constexpr (sizeof(T) == 2) {
     uint16_t fixed0[3];
-    cpu::adm_fixed_factors_scale0(rfactor, nvd, rdh, fixed0);
+    cpu::adm_fixed_factors_scale0(rfactor, opt, fixed0);
     reference_scale(
         cpu_sp, gain, cpu::adm_decouple_scale0,
         [&](cpu::AdmBands<const int16_t> src, int bw, int bh, cpu::AdmBands<int16_t> c, cpu::AdmBands<int16_t> fl) {
@@ -540,12 +611,10 @@ TEST(HipAdmImpl, RawBandsAtRangeEdgesMatchCpu) {
                        std::to_string(s) + " gain " + std::to_string(gain) + " repetition " + std::to_string(rep));
           if (s == 0) {
             StagePlanes<int16_t> sp = edge_bands<int16_t>(p.w, p.h, rng);
-            ASSERT_TRUE(raw_bands_match(0, sp, p, gain, gp.finish, gp.rfactor[0], opt.norm_view_dist,
-                                        opt.ref_display_height));
+            ASSERT_TRUE(raw_bands_match(0, sp, p, gain, gp.finish, gp.rfactor[0], opt));
           } else {
             StagePlanes<int32_t> sp = edge_bands<int32_t>(p.w, p.h, rng);
-            ASSERT_TRUE(raw_bands_match(s, sp, p, gain, gp.finish, gp.rfactor[s], opt.norm_view_dist,
-                                        opt.ref_display_height));
+            ASSERT_TRUE(raw_bands_match(s, sp, p, gain, gp.finish, gp.rfactor[s], opt));
           }
           ++sets;
         }

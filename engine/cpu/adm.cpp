@@ -89,6 +89,101 @@ float quant_step(int lambda, int theta, double norm_view_dist, int ref_display_h
   return q;
 }
 
+// ---- Barten's CSF (HDR-VDP 2.2.1's simplified form, as libvmaf's barten_csf_tools.h evaluates it) ----
+// Each line keeps libvmaf's float and double steps: float variables, double library calls.
+
+// Luminance anchors (cd/m^2) of the measured parameter sets, and the sets themselves (p0..p3 are columns 1..4).
+const float kBartenLum[6] = {0.002, 0.02, 0.2, 2, 20, 150};
+const float kBartenParams[6][5] = {{0.0160737, 0.991265, 3.74038, 0.50722, 4.46044},
+                                   {0.383873, 0.800889, 3.54104, 0.682505, 4.94958},
+                                   {0.929301, 0.476505, 4.37453, 0.750315, 5.28678},
+                                   {1.29776, 0.405782, 4.40602, 0.935314, 5.61425},
+                                   {1.49222, 0.334278, 3.79542, 1.07327, 6.4635},
+                                   {1.46213, 0.394533, 2.7755, 1.16577, 7.45665}};
+const float kBartenSa[4] = {30.162, 4.0627, 1.6596, 0.2712};
+const float kBartenMtfA[4] = {0.424838596301290, 0.572435103936480, 0.000167576239164937, 0.00255872352306433};
+const float kBartenMtfB[4] = {0.028, 0.37, 37, 360};
+constexpr double kBartenLuminance = 100.0;  // libvmaf's DEFAULT_ADM_CSF_LUM
+
+float lerp_f(float lp, float lv, float rp, float rv, float sp) { return lv + ((rv - lv) / (rp - lp)) * (sp - lp); }
+
+float barten_rod_cone(float lum) {
+  const double inner = pow(double(kBartenSa[1] / lum), double(kBartenSa[2])) + 1;
+  return float(double(kBartenSa[0]) * pow(inner, double(-kBartenSa[3])));
+}
+
+float barten_mtf(float freq) {
+  float mtf = 0.0f;
+  for (int i = 0; i <= 3; i++) mtf = float(double(mtf) + double(kBartenMtfA[i]) * exp(double(-kBartenMtfB[i] * freq)));
+  return mtf;
+}
+
+float barten_csf(int lambda, double norm_view_dist, int ref_display_height, double lum, double csf_scale) {
+  const float r = float(norm_view_dist * ref_display_height * kPi / 180.0);
+  const float freq = float(double(r) / pow(2.0, double(lambda + 1)));
+  const double clamped = lum < double(kBartenLum[0]) ? double(kBartenLum[0])
+                         : lum > double(kBartenLum[5]) ? double(kBartenLum[5])
+                                                       : lum;
+  int li = 0, ri = 0;
+  for (int i = 0; i < 5; i++) {
+    if (clamped >= double(kBartenLum[i]) && clamped <= double(kBartenLum[i + 1])) {
+      li = i;
+      ri = i + 1;
+      break;
+    }
+  }
+  const float lp = float(log10(double(kBartenLum[li])));
+  const float rp = float(log10(double(kBartenLum[ri])));
+  const float sp = float(log10(clamped));
+  float p[4];
+  for (int k = 0; k < 4; k++) p[k] = lerp_f(lp, kBartenParams[li][k + 1], rp, kBartenParams[ri][k + 1], sp);
+  const float a = float(1.0 + pow(double(p[0] * freq), double(p[1])));
+  const float b = float(1.0 / pow(1 - exp(-pow(double(freq / 7), 2.0)), double(p[2])));
+  const float csf = float(double(p[3]) / pow(double(a * b), 0.5));
+  return float(double(csf * barten_mtf(freq) * barten_rod_cone(float(lum))) * csf_scale);
+}
+
+// libvmaf's blended CSF tables, [theta: 0 h/v, 1 d][scale], per display (height, normalised viewing distance).
+struct BlendTable {
+  int height;
+  double dist;
+  float v[2][4];
+};
+const BlendTable kBlend[] = {
+    {1080, 3.0, {{0.01183, 0.025026, 0.04295, 0.058621}, {0.004302, 0.011778, 0.023918, 0.035901}}},
+    {1080, 5.0, {{0.004212, 0.014809, 0.029642, 0.047464}, {0.000984, 0.005852, 0.0146, 0.027574}}},
+    {2160, 1.5, {{0.01183, 0.025026, 0.04295, 0.058621}, {0.004302, 0.011778, 0.023918, 0.035901}}},  // = 1080 at 3H
+    {2160, 3.0, {{0.00226, 0.01183, 0.025026, 0.04295}, {0.000479, 0.004302, 0.011778, 0.023918}}},
+    {2160, 5.0, {{0.000092, 0.004212, 0.014809, 0.029642}, {0.000050, 0.000984, 0.005852, 0.0146}}},
+    {720, 3.0, {{0.018715, 0.035637, 0.052798, 0.061509}, {0.007999, 0.018396, 0.031851, 0.037718}}},
+    {720, 5.0, {{0.010144, 0.022561, 0.040309, 0.05672}, {0.003463, 0.010282, 0.021839, 0.034641}}},
+    {480, 3.0, {{0.027961, 0.045875, 0.060275, 0.056234}, {0.013572, 0.026277, 0.036959, 0.034511}}},
+    {480, 5.0, {{0.016781, 0.032822, 0.05032, 0.061594}, {0.00691, 0.016545, 0.029917, 0.037777}}},
+};
+const BlendTable kBlendMae[] = {
+    {1080, 3.0, {{0.011249, 0.022606, 0.035930, 0.045673}, {0.004097, 0.010921, 0.021430, 0.031313}}},
+    {1080, 5.0, {{0.004052, 0.013939, 0.026298, 0.038833}, {0.000927, 0.005544, 0.013415, 0.024515}}},
+    {2160, 1.5, {{0.011249, 0.022606, 0.035930, 0.045673}, {0.004097, 0.010921, 0.021430, 0.031313}}},
+    {2160, 3.0, {{0.002166, 0.011249, 0.022606, 0.035930}, {0.000447, 0.004097, 0.010921, 0.021430}}},
+    {2160, 5.0, {{0.000077, 0.004052, 0.013939, 0.026298}, {0.000045, 0.000927, 0.005544, 0.013415}}},
+    {720, 3.0, {{0.017329, 0.030870, 0.042134, 0.047410}, {0.007509, 0.016707, 0.028072, 0.032722}}},
+    {720, 5.0, {{0.009689, 0.020577, 0.034162, 0.044523}, {0.003302, 0.009579, 0.019661, 0.030318}}},
+    {480, 3.0, {{0.024969, 0.037825, 0.046676, 0.043974}, {0.012511, 0.023424, 0.032139, 0.030166}}},
+    {480, 5.0, {{0.015665, 0.028766, 0.040612, 0.047483}, {0.006514, 0.015107, 0.026476, 0.032776}}},
+};
+
+// The table of (height, dist), compared exactly as libvmaf does; null where libvmaf has none.
+const BlendTable* blend_table(int mode, double norm_view_dist, int ref_display_height) {
+  const BlendTable* t = mode == kAdmCsfBlendMae ? kBlendMae : kBlend;
+  for (size_t i = 0; i < sizeof(kBlend) / sizeof(kBlend[0]); ++i)
+    if (t[i].height == ref_display_height && t[i].dist == norm_view_dist) return &t[i];
+  return nullptr;
+}
+
+// libvmaf's rounding term (uint32_t)pow(2, s - 1) of a shift s, computed in unsigned: for s = 0 the exponent is
+// 2^32 - 1, pow gives infinity and the x86-64 conversion gives 0 (the shift is 0 at scale 0 for bands 9..15 wide).
+uint32_t half_pow2(uint32_t s) { return s == 0 ? 0u : static_cast<uint32_t>(pow(2, (s - 1))); }
+
 int border(int n) { return static_cast<int>(n * kBorderFactor - 0.5); }
 
 // Horizontal DWT pass of one row: tmplo/tmphi (w values, the vertical pass's low- and high-pass outputs) to row i
@@ -294,6 +389,70 @@ void adm_dwt_scale123(const int32_t* src, ptrdiff_t src_stride, int w, int h, in
   dwt_scale123_impl(src, src_stride, w, h, scale, out, tmp);
 }
 
+void adm_small_ref_row_above(const int16_t* csf_f_d, ptrdiff_t stride, int w0, int h0, int count, int32_t* out) {
+  const int64_t row_len = (int64_t(w0) + 7) / 8 * 8;  // ALIGN_CEIL(w0 * 4 bytes, 32) / 4
+  auto at = [&](int64_t linear) -> uint16_t {
+    const int64_t r = linear / row_len, c = linear % row_len;
+    if (r >= h0 || c >= w0) return 0;
+    return uint16_t(csf_f_d[r * stride + c]);
+  };
+  const int64_t base = (int64_t(h0) - 2) * row_len;
+  for (int j = 0; j < count; ++j)
+    out[j] = int32_t(uint32_t(at(base + 2 * j)) | (uint32_t(at(base + 2 * j + 1)) << 16));
+}
+
+void adm_dwt_scale3_small(const int32_t* ref, const int32_t* dis, ptrdiff_t stride, int w, int h,
+                          const int32_t* ref_row_above, AdmBands<int32_t> ref_out, AdmBands<int32_t> dis_out,
+                          int32_t* tmp) {
+  const int ow = (w + 1) / 2, oh = (h + 1) / 2;
+  // Taps of output i along an axis of n as libvmaf's table has them: -1 (out of range) for output 0 of 3 or 4.
+  auto tap = [](int i, int k, int n) { return (i == 0 && k == 0 && adm_small_axis(n)) ? -1 : adm_dwt_tap(i, k, n); };
+  int32_t* lo_r = tmp;
+  int32_t* hi_r = tmp + w;
+  int32_t* lo_d = tmp + 2 * w;
+  int32_t* hi_d = tmp + 3 * w;
+  for (int i = 0; i < oh; ++i) {
+    for (int j = 0; j < w; ++j) {
+      int64_t u[2][4];
+      for (int k = 0; k < 4; ++k) {
+        const int r = tap(i, k, h);
+        u[0][k] = r < 0 ? ref_row_above[j] : ref[r * stride + j];
+        u[1][k] = r < 0 ? 0 : dis[r * stride + j];
+      }
+      for (int p = 0; p < 2; ++p) {
+        const int64_t lo = kLo[0] * u[p][0] + kLo[1] * u[p][1] + kLo[2] * u[p][2] + kLo[3] * u[p][3];
+        const int64_t hi = kHi[0] * u[p][0] + kHi[1] * u[p][1] + kHi[2] * u[p][2] + kHi[3] * u[p][3];
+        (p ? lo_d : lo_r)[j] = int32_t((lo + 32768) >> 16);
+        (p ? hi_d : hi_r)[j] = int32_t((hi + 32768) >> 16);
+      }
+    }
+    // Element -1 of each row buffer: 0 before the first, the previous row's last value before the others.
+    const int32_t before[4] = {0, lo_r[w - 1], hi_r[w - 1], lo_d[w - 1]};
+    const int32_t* rows[4] = {lo_r, hi_r, lo_d, hi_d};
+    int32_t* out[2][4] = {{ref_out.a, ref_out.v, ref_out.h, ref_out.d}, {dis_out.a, dis_out.v, dis_out.h, dis_out.d}};
+    for (int j = 0; j < ow; ++j) {
+      for (int q = 0; q < 4; ++q) {  // q: lo_r -> a, v of ref; hi_r -> h, d of ref; then dist
+        int64_t t[4];
+        for (int k = 0; k < 4; ++k) {
+          const int c = tap(j, k, w);
+          t[k] = c < 0 ? before[q] : rows[q][c];
+        }
+        const int32_t l = int32_t((kLo[0] * t[0] + kLo[1] * t[1] + kLo[2] * t[2] + kLo[3] * t[3] + 16384) >> 15);
+        const int32_t hh = int32_t((kHi[0] * t[0] + kHi[1] * t[1] + kHi[2] * t[2] + kHi[3] * t[3] + 16384) >> 15);
+        int32_t* const* o = out[q / 2];
+        const ptrdiff_t at = ptrdiff_t(i) * (q / 2 ? dis_out.stride : ref_out.stride) + j;
+        if (q % 2 == 0) {
+          o[0][at] = l;   // a
+          o[1][at] = hh;  // v
+        } else {
+          o[2][at] = l;   // h
+          o[3][at] = hh;  // d
+        }
+      }
+    }
+  }
+}
+
 void adm_decouple_scale0(AdmBands<const int16_t> ref, AdmBands<const int16_t> dist, int w, int h,
                          double enhn_gain_limit, AdmBands<int16_t> r, AdmBands<int16_t> a) {
   const int32_t* recip = div_table();
@@ -378,17 +537,26 @@ void adm_decouple_scale123(AdmBands<const int32_t> ref, AdmBands<const int32_t> 
 
 // ------------------------------------------------------------------------------------------------------------------
 
-void adm_csf_factors(int scale, double norm_view_dist, int ref_display_height, float rfactor[3]) {
-  const float f1 = 1.0f / quant_step(scale, 1, norm_view_dist, ref_display_height);
-  const float f2 = 1.0f / quant_step(scale, 2, norm_view_dist, ref_display_height);
+void adm_csf_factors(int scale, const AdmOptions& opt, float rfactor[3]) {
+  float f1, f2;
+  if (opt.csf_mode == kAdmCsfBarten) {
+    f1 = barten_csf(scale, opt.norm_view_dist, opt.ref_display_height, kBartenLuminance, opt.csf_scale);
+    f2 = barten_csf(scale, opt.norm_view_dist, opt.ref_display_height, kBartenLuminance, opt.csf_diag_scale);
+  } else if (opt.csf_mode == kAdmCsfBlend || opt.csf_mode == kAdmCsfBlendMae) {
+    const BlendTable* t = blend_table(opt.csf_mode, opt.norm_view_dist, opt.ref_display_height);
+    f1 = t ? t->v[0][scale] : -22.0f;  // libvmaf returns -EINVAL as the factor; adm_check_options refuses it
+    f2 = t ? t->v[1][scale] : -22.0f;
+  } else {
+    f1 = 1.0f / quant_step(scale, 1, opt.norm_view_dist, opt.ref_display_height);
+    f2 = 1.0f / quant_step(scale, 2, opt.norm_view_dist, opt.ref_display_height);
+  }
   rfactor[0] = f1;
   rfactor[1] = f1;
   rfactor[2] = f2;
 }
 
-void adm_fixed_factors_scale0(const float rfactor[3], double norm_view_dist, int ref_display_height,
-                              uint16_t out[3]) {
-  if (fabs(norm_view_dist * ref_display_height - 3.0 * 1080) < 1.0e-8) {
+void adm_fixed_factors_scale0(const float rfactor[3], const AdmOptions& opt, uint16_t out[3]) {
+  if (fabs(opt.norm_view_dist * opt.ref_display_height - 3.0 * 1080) < 1.0e-8 && opt.csf_mode == kAdmCsfWatson97) {
     out[0] = 36453;
     out[1] = 36453;
     out[2] = 49417;
@@ -442,9 +610,9 @@ struct Den123Shifts {
 Den123Shifts den123_shifts(const AdmRect& rc) {
   Den123Shifts s;
   s.cub = static_cast<uint32_t>(ceil(log2(rc.right - rc.left)));
-  s.cub_round = static_cast<uint32_t>(pow(2, (s.cub - 1)));
+  s.cub_round = half_pow2(s.cub);
   s.accum = static_cast<uint32_t>(ceil(log2(rc.bottom - rc.top)));
-  s.accum_round = static_cast<uint32_t>(pow(2, (s.accum - 1)));
+  s.accum_round = half_pow2(s.accum);
   return s;
 }
 
@@ -587,11 +755,11 @@ struct Cm0Shifts {
 Cm0Shifts cm0_shifts(int w, int h) {
   Cm0Shifts s;
   s.hcub = static_cast<uint32_t>(ceil(log2(w) - 4));
-  s.hcub_round = static_cast<uint32_t>(pow(2, (s.hcub - 1)));
+  s.hcub_round = half_pow2(s.hcub);
   s.dcub = static_cast<uint32_t>(ceil(log2(w) - 3));
-  s.dcub_round = static_cast<uint32_t>(pow(2, (s.dcub - 1)));
+  s.dcub_round = half_pow2(s.dcub);
   s.inner = static_cast<uint32_t>(ceil(log2(h)));
-  s.inner_round = static_cast<uint32_t>(pow(2, (s.inner - 1)));
+  s.inner_round = half_pow2(s.inner);
   return s;
 }
 
@@ -601,9 +769,9 @@ struct Cm123Shifts {
 Cm123Shifts cm123_shifts(int w, int h) {
   Cm123Shifts s;
   s.cub = static_cast<uint32_t>(ceil(log2(w)));
-  s.cub_round = static_cast<uint32_t>(pow(2, (s.cub - 1)));
+  s.cub_round = half_pow2(s.cub);
   s.inner = static_cast<uint32_t>(ceil(log2(h)));
-  s.inner_round = static_cast<uint32_t>(pow(2, (s.inner - 1)));
+  s.inner_round = half_pow2(s.inner);
   return s;
 }
 
@@ -734,12 +902,55 @@ AdmScores adm_combine(const float num[4], const float den[4], const float aim_nu
 
 // ------------------------------------------------------------------------------------------------------------------
 
+Status adm_check_options(const AdmOptions& opt) {
+  auto out_of = [](const char* name, double v, double lo, double hi) -> Status {
+    if (v >= lo && v <= hi) return Status::ok();
+    return {Errc::invalid_argument, std::string("adm: ") + name + " " + std::to_string(v) + " is outside [" +
+                                        std::to_string(lo) + ", " + std::to_string(hi) + "]"};
+  };
+  VMAFX_TRY(out_of("adm_enhn_gain_limit", opt.enhn_gain_limit, 1.0, 100.0));
+  VMAFX_TRY(out_of("adm_norm_view_dist", opt.norm_view_dist, 0.75, 24.0));
+  VMAFX_TRY(out_of("adm_ref_display_height", opt.ref_display_height, 1, 4320));
+  VMAFX_TRY(out_of("adm_noise_weight", opt.noise_weight, 0.0, 1500.0));
+  VMAFX_TRY(out_of("adm_dlm_weight", opt.dlm_weight, 0.0, 1.0));
+  VMAFX_TRY(out_of("adm_min_val", opt.min_val, 0.0, 1.0));
+  VMAFX_TRY(out_of("adm_csf_mode", opt.csf_mode, 0, 3));
+  VMAFX_TRY(out_of("adm_csf_scale", opt.csf_scale, 0.0, 50.0));
+  VMAFX_TRY(out_of("adm_csf_diag_scale", opt.csf_diag_scale, 0.0, 50.0));
+  // libvmaf refuses to extract below 3 picture heights at 1080 lines: its 16-bit scale-0 pipeline would overflow.
+  if (opt.norm_view_dist * opt.ref_display_height < 3.0 * 1080)
+    return {Errc::unsupported, "adm: adm_norm_view_dist * adm_ref_display_height must be at least 3 * 1080"};
+  if ((opt.csf_mode == kAdmCsfBlend || opt.csf_mode == kAdmCsfBlendMae) &&
+      !blend_table(opt.csf_mode, opt.norm_view_dist, opt.ref_display_height))
+    return {Errc::unsupported, "adm: adm_csf_mode " + std::to_string(opt.csf_mode) +
+                                   " has tables only for display heights 1080 and 2160 at 3 or 5 heights and 2160 "
+                                   "at 1.5 (480 and 720 are below 3 * 1080), not " +
+                                   std::to_string(opt.ref_display_height) + " at " +
+                                   std::to_string(opt.norm_view_dist)};
+  // The fixed-point factors must fit libvmaf's integers; where they do not, libvmaf's conversions overflow.
+  for (int s = 0; s < 4; ++s) {
+    float rf[3];
+    adm_csf_factors(s, opt, rf);
+    for (int t = 0; t < 3; ++t) {
+      const double v = s == 0 ? rf[t] * pow(2, t == 2 ? 23 : 21) : rf[t] * pow(2, 32);
+      const double limit = s == 0 ? 65536.0 : 4294967296.0;
+      if (!(v >= 0 && v < limit))
+        return {Errc::unsupported, "adm: the CSF factor of scale " + std::to_string(s) + (t == 2 ? " (d)" : " (h, v)") +
+                                       ", " + std::to_string(rf[t]) + ", overflows libvmaf's " +
+                                       (s == 0 ? "16" : "32") + "-bit fixed point" +
+                                       (opt.csf_mode == kAdmCsfBarten ? " (lower adm_csf_scale / adm_csf_diag_scale)"
+                                                                      : "")};
+    }
+  }
+  return Status::ok();
+}
+
 Status Adm::check_size(uint32_t w, uint32_t h) {
-  constexpr uint32_t kMin = 33;
+  constexpr uint32_t kMin = kMinSize;
   constexpr uint32_t kMax = 32768;
   if (w < kMin || h < kMin)
     return {Errc::unsupported, "adm needs at least " + std::to_string(kMin) + "x" + std::to_string(kMin) +
-                                   " luma samples (its 4-level DWT needs 5 samples per axis at scale 3), got " +
+                                   " luma samples (libvmaf's smallest; its 4-level DWT fails below), got " +
                                    std::to_string(w) + "x" + std::to_string(h)};
   if (w > kMax || h > kMax)
     return {Errc::unsupported, "adm handles at most " + std::to_string(kMax) + " luma samples per side, got " +
@@ -764,20 +975,7 @@ Status Adm::init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt) {
   ready_ = false;
   VMAFX_TRY(check_size(w, h));
   if (bpc < 8 || bpc > 16) return {Errc::unsupported, "adm: bit depth " + std::to_string(bpc) + " is not 8..16"};
-  auto out_of = [](const char* name, double v, double lo, double hi) -> Status {
-    if (v >= lo && v <= hi) return Status::ok();
-    return {Errc::invalid_argument, std::string("adm: ") + name + " " + std::to_string(v) + " is outside [" +
-                                        std::to_string(lo) + ", " + std::to_string(hi) + "]"};
-  };
-  VMAFX_TRY(out_of("adm_enhn_gain_limit", opt.enhn_gain_limit, 1.0, 100.0));
-  VMAFX_TRY(out_of("adm_norm_view_dist", opt.norm_view_dist, 0.75, 24.0));
-  VMAFX_TRY(out_of("adm_ref_display_height", opt.ref_display_height, 1, 4320));
-  VMAFX_TRY(out_of("adm_noise_weight", opt.noise_weight, 0.0, 1500.0));
-  VMAFX_TRY(out_of("adm_dlm_weight", opt.dlm_weight, 0.0, 1.0));
-  VMAFX_TRY(out_of("adm_min_val", opt.min_val, 0.0, 1.0));
-  // libvmaf refuses to extract below 3 picture heights at 1080 lines: its 16-bit scale-0 pipeline would overflow.
-  if (opt.norm_view_dist * opt.ref_display_height < 3.0 * 1080)
-    return {Errc::unsupported, "adm: adm_norm_view_dist * adm_ref_display_height must be at least 3 * 1080"};
+  VMAFX_TRY(adm_check_options(opt));
 
   w_ = w;
   h_ = h;
@@ -789,15 +987,10 @@ Status Adm::init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt) {
     ch = (ch + 1) / 2;
     sw_[s] = cw;
     sh_[s] = ch;
-    adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, rfactor_[s]);
+    adm_csf_factors(s, opt, rfactor_[s]);
     if (s > 0) adm_fixed_factors_scale123(rfactor_[s], fixed_[s]);
   }
-  // The fixed-point scale-0 factors must fit libvmaf's uint16 (they do whenever the 3 * 1080 limit holds).
-  for (int t = 0; t < 3; ++t) {
-    const double v = rfactor_[0][t] * pow(2, t == 2 ? 23 : 21);
-    if (!(v >= 0 && v < 65536.0)) return {Errc::unsupported, "adm: scale-0 CSF factor does not fit 16 bits"};
-  }
-  adm_fixed_factors_scale0(rfactor_[0], opt.norm_view_dist, opt.ref_display_height, fixed0_);
+  adm_fixed_factors_scale0(rfactor_[0], opt, fixed0_);
 
   ref16_.alloc(sw_[0], sh_[0], true);
   dis16_.alloc(sw_[0], sh_[0], true);
@@ -816,7 +1009,8 @@ Status Adm::init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt) {
     dis_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
   }
   tmp16_.assign(2 * size_t(w), 0);
-  tmp32_.assign(2 * size_t(sw_[0]), 0);
+  tmp32_.assign(4 * size_t(sw_[0]), 0);
+  small_row_.assign(size_t(sw_[2]), 0);
   ready_ = true;
   return Status::ok();
 }
@@ -874,6 +1068,15 @@ Status Adm::compute(const Plane& ref, const Plane& dist, AdmScores* out) {
     if (s == 1) {
       adm_dwt_scale123(ref16_.bands.a, ref16_.bands.stride, in_w, in_h, s, rb, tmp32_.data());
       adm_dwt_scale123(dis16_.bands.a, dis16_.bands.stride, in_w, in_h, s, db, tmp32_.data());
+    } else if (s == 3 && (adm_small_axis(in_w) || adm_small_axis(in_h))) {
+      // libvmaf's reads before its buffers (see adm_small_axis): libvmaf's csf_f band d is our last scale-0 CSF.
+      const AdmBands<int16_t>& csf_f = opt_.skip_aim ? flt16_.bands : csf16_.bands;
+      if (opt_.skip_scale0)
+        std::fill(small_row_.begin(), small_row_.end(), 0);
+      else
+        adm_small_ref_row_above(csf_f.d, csf_f.stride, sw_[0], sh_[0], in_w, small_row_.data());
+      adm_dwt_scale3_small(ref_a32_[s % 2].data(), dis_a32_[s % 2].data(), in_w, in_w, in_h, small_row_.data(), rb,
+                           db, tmp32_.data());
     } else {
       adm_dwt_scale123(ref_a32_[s % 2].data(), in_w, in_w, in_h, s, rb, tmp32_.data());
       adm_dwt_scale123(dis_a32_[s % 2].data(), in_w, in_w, in_h, s, db, tmp32_.data());

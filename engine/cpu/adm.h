@@ -30,8 +30,16 @@
 
 namespace vmafx::cpu {
 
-// libvmaf's ADM options. Only the Watson (1997) contrast sensitivity function is implemented (libvmaf's default
-// adm_csf_mode 0); the Barten modes are not.
+// libvmaf's adm_csf_mode: which contrast sensitivity function weights the bands.
+enum AdmCsfMode : int {
+  kAdmCsfWatson97 = 0,   // Watson et al. (1997) DWT quantisation steps (libvmaf's default)
+  kAdmCsfBarten = 1,     // Barten's CSF as in HDR-VDP 2.2.1, scaled by adm_csf_scale / adm_csf_diag_scale
+  kAdmCsfBlend = 2,      // libvmaf's tabulated Barten-Watson blend (the VMAF v1 models)
+  kAdmCsfBlendMae = 3,   // the same blend refitted (libvmaf's "MAE" tables)
+};
+
+// libvmaf's ADM options (integer_adm.c's option table; the output-only "debug" is the caller's business: every
+// debug score is in AdmScores).
 struct AdmOptions {
   double enhn_gain_limit = 100.0;  // adm_enhn_gain_limit, [1, 100]; the neg models use 1.0 (names end in _egl_1)
   double norm_view_dist = 3.0;     // adm_norm_view_dist, [0.75, 24]
@@ -41,7 +49,17 @@ struct AdmOptions {
   double min_val = 0.0;            // adm_min_val, [0, 1]: lower clip of adm3
   bool skip_aim = false;           // adm_skip_aim: aim is then 0
   bool skip_scale0 = false;        // adm_skip_scale0: scale 0 contributes num 0 and den 1e-10
+  int csf_mode = kAdmCsfWatson97;  // adm_csf_mode, 0..3
+  double csf_scale = 1.0;          // adm_csf_scale, [0, 50]: Barten's factor of the h and v bands (mode 1 only)
+  double csf_diag_scale = 1.0;     // adm_csf_diag_scale, [0, 50]: Barten's factor of the d band (mode 1 only)
 };
+
+// Checks the options as libvmaf's option table and extract() do (ranges; norm_view_dist * ref_display_height at
+// least 3 * 1080), and refuses what libvmaf computes with undefined results: a blend mode (2, 3) for a display
+// libvmaf has no table for (libvmaf then uses -22 as the factor), and CSF factors that overflow libvmaf's fixed
+// point (scale 0: factor * 2^21 (h, v) or 2^23 (d) must be below 2^16; scales 1..3: factor * 2^32 below 2^32),
+// which Barten's CSF does unless adm_csf_scale and adm_csf_diag_scale are small.
+Status adm_check_options(const AdmOptions& opt);
 
 struct AdmScores {
   double adm2 = 0, aim = 0, adm3 = 0;
@@ -116,6 +134,31 @@ void adm_dwt_scale123(const int16_t* src, ptrdiff_t src_stride, int w, int h, in
 void adm_dwt_scale123(const int32_t* src, ptrdiff_t src_stride, int w, int h, int scale, AdmBands<int32_t> out,
                       int32_t* tmp);
 
+// Pictures of 17 to 32 samples on an axis. Scale 3's input then has 3 or 4 samples on that axis, and libvmaf's index
+// table (dwt2_src_indices_filt) gives output 0 the taps -1, 0, 1, 2 instead of the reflected 1, 0, 1, 2: libvmaf
+// reads one element before its buffers. What it finds there is its own memory layout:
+//   vertical, reference: row -1 of the reference band a is the end of libvmaf's scale-0 csf_f band-d buffer (the
+//     CSF of r from the AIM pass; with adm_skip_aim the masking input of a; with adm_skip_scale0 never written),
+//     int16 pairs read as int32 (adm_small_ref_row_above);
+//   vertical, distorted: the last row of the reference band-d buffer, which no scale writes;
+//   horizontal: for the reference low-pass row, the int32 before libvmaf's row buffer (the upper half of the heap
+//     chunk's size field: 0); for the rows that follow it in that buffer, the previous row's last value (reference
+//     high-pass, distorted low-pass and high-pass read the reference low-pass, reference high-pass and distorted
+//     low-pass value at column w - 1).
+// The distorted row is uninitialised heap memory, so libvmaf's own scores at these sizes change with what the heap
+// held (MALLOC_PERTURB_ moves them by tens of VMAF points); the CPU reference is libvmaf on zero-initialised memory
+// (MALLOC_PERTURB_=255 makes libvmaf's allocations zero), the one deterministic case. Below 17 libvmaf crashes.
+inline bool adm_small_axis(int scale3_input) { return scale3_input == 3 || scale3_input == 4; }
+// Row -1 of the reference at scale 3 (count int32 values) from the scale-0 buffer libvmaf leaves there: csf_f_d is
+// that band (w0 x h0 at stride, zero where libvmaf never writes it). libvmaf's int16 rows are w0 rounded up to 8
+// elements long; the elements past w0 are never written.
+void adm_small_ref_row_above(const int16_t* csf_f_d, ptrdiff_t stride, int w0, int h0, int count, int32_t* out);
+// Scale 3 of both pictures at once (libvmaf's combined DWT) with those reads: ref / dis band a of scale 2 (w x h,
+// stride), the reference's row -1, tmp of 4 * w int32.
+void adm_dwt_scale3_small(const int32_t* ref, const int32_t* dis, ptrdiff_t stride, int w, int h,
+                          const int32_t* ref_row_above, AdmBands<int32_t> ref_out, AdmBands<int32_t> dis_out,
+                          int32_t* tmp);
+
 // ---------------------------------------------------------------------------------------------------------------
 // Stage 2: decouple, on bands h, v, d of one scale (w x h, the DWT output size), over adm_tap_rect(w, h).
 //   k = clamp(dist / ref, 0, 1) in Q15 through libvmaf's reciprocal table (2^30 / x; for |ref| >= 2^15 at scales
@@ -129,13 +172,13 @@ void adm_decouple_scale123(AdmBands<const int32_t> ref, AdmBands<const int32_t> 
                            double enhn_gain_limit, AdmBands<int32_t> r, AdmBands<int32_t> a);
 
 // ---------------------------------------------------------------------------------------------------------------
-// Contrast sensitivity factors of a scale (Watson's DWT quantisation steps, as float like libvmaf):
-// rfactor[0] = rfactor[1] = 1 / Q(scale, theta 1), rfactor[2] = 1 / Q(scale, theta 2).
-void adm_csf_factors(int scale, double norm_view_dist, int ref_display_height, float rfactor[3]);
+// Contrast sensitivity factors of a scale, as float like libvmaf: rfactor[0] = rfactor[1] (h, v; theta 1),
+// rfactor[2] (d; theta 2). Watson: 1 / Q(scale, theta); Barten: its CSF at the scale's frequency times
+// csf_scale (h, v) or csf_diag_scale (d); blend modes: libvmaf's tables (opt must pass adm_check_options).
+void adm_csf_factors(int scale, const AdmOptions& opt, float rfactor[3]);
 // Fixed-point factors of scale 0: rfactor * 2^21 (h, v) and * 2^23 (d) as uint16; libvmaf's constants
-// {36453, 36453, 49417} when norm_view_dist * ref_display_height == 3 * 1080.
-void adm_fixed_factors_scale0(const float rfactor[3], double norm_view_dist, int ref_display_height,
-                              uint16_t out[3]);
+// {36453, 36453, 49417} for Watson when norm_view_dist * ref_display_height == 3 * 1080.
+void adm_fixed_factors_scale0(const float rfactor[3], const AdmOptions& opt, uint16_t out[3]);
 // Fixed-point factors of scales 1..3: rfactor * 2^32 as uint32.
 void adm_fixed_factors_scale123(const float rfactor[3], uint32_t out[3]);
 
@@ -198,8 +241,9 @@ AdmScores adm_combine(const float num[4], const float den[4], const float aim_nu
 // The extractor: one object per thread; init allocates every buffer once, compute allocates nothing.
 class Adm {
  public:
-  // Smallest picture the filters accept: 33 x 33 (scale 3 needs 5 input rows and columns; below that libvmaf reads
-  // outside its buffers). Largest: 32768 on a side (libvmaf computes w * h and band offsets in int).
+  // Smallest picture: 17 x 17, libvmaf's smallest (below, it crashes); from 17 to 32 on an axis see
+  // adm_small_axis. Largest: 32768 on a side (libvmaf computes w * h and band offsets in int).
+  static constexpr uint32_t kMinSize = 17;
   static Status check_size(uint32_t w, uint32_t h);
 
   Status init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt);
@@ -228,6 +272,7 @@ class Adm {
   std::vector<int32_t> ref_a32_[2], dis_a32_[2];  // band a of scales 1..3, alternating
   std::vector<int16_t> tmp16_;
   std::vector<int32_t> tmp32_;
+  std::vector<int32_t> small_row_;  // the reference's row -1 at scale 3 (17..32 samples high)
 };
 
 }  // namespace vmafx::cpu

@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "cpu/simd/kernels.h"
+
 namespace vmafx::cpu {
 
 namespace {
@@ -112,18 +114,34 @@ uint32_t motion_row_sad(const int32_t* row, uint32_t w) {
 
 uint64_t motion_sad(const Plane& prev_ref, const Plane& cur_ref, int32_t* row_scratch) {
   if (!row_scratch || !motion_check_planes(prev_ref, cur_ref)) return 0;
+  // The rows' functions of cpu::simd_level() (simd/kernels.h): the same results as the scalar ones above.
+  const MotionKernels& k = motion_kernels();
   uint64_t sad = 0;
   for (uint32_t y = 0; y < cur_ref.h; ++y) {
-    motion_blur_diff_row(prev_ref, cur_ref, y, row_scratch);
-    sad += motion_row_sad(row_scratch, cur_ref.w);
+    k.blur_diff_row(prev_ref, cur_ref, y, row_scratch);
+    sad += k.row_sad(row_scratch, cur_ref.w);
   }
   return sad;
 }
 
-double motion_score_from_sad(uint64_t sad, uint32_t w, uint32_t h) {
+Status motion_check_options(const MotionOptions& opt) {
+  auto out_of = [](const char* name, double v, double lo, double hi) -> Status {
+    if (v >= lo && v <= hi) return Status::ok();
+    return {Errc::invalid_argument, std::string("motion: ") + name + " " + std::to_string(v) + " is outside [" +
+                                        std::to_string(lo) + ", " + std::to_string(hi) + "]"};
+  };
+  VMAFX_TRY(out_of("motion_max_val", opt.max_val, 0.0, 10000.0));
+  VMAFX_TRY(out_of("motion_blend_factor", opt.blend_factor, 0.0, 1.0));
+  VMAFX_TRY(out_of("motion_blend_offset", opt.blend_offset, 0.0, 1000.0));
+  VMAFX_TRY(out_of("motion_fps_weight", opt.fps_weight, 0.0, 5.0));
+  return Status::ok();
+}
+
+double motion_score_from_sad(uint64_t sad, uint32_t w, uint32_t h, const MotionOptions& opt) {
+  if (opt.force_zero) return 0.0;
   // libvmaf multiplies w and h as unsigned int before widening.
   const uint32_t pixels = w * h;
-  return min_of(double(sad) / 256. / pixels * kMotionFpsWeight, kMotionMaxVal);
+  return min_of(double(sad) / 256. / pixels * opt.fps_weight, opt.max_val);
 }
 
 double motion_blend(double score, double factor, double offset) {
@@ -132,43 +150,63 @@ double motion_blend(double score, double factor, double offset) {
 
 // ---- MotionPost ------------------------------------------------------------------------------------------------
 
-namespace {
-
-double motion3_of(double motion2) {
-  return min_of(motion_blend(motion2, kMotionBlendFactor, kMotionBlendOffset), kMotionMaxVal);
+double MotionPost::clip(double motion2) const {
+  return min_of(motion_blend(motion2, opt_.blend_factor, opt_.blend_offset), opt_.max_val);
 }
 
-}  // namespace
+// Emits the frame `back` places before the newest one (0 = newest) with its motion2; motion3 follows libvmaf.
+void MotionPost::emit(size_t back, double motion2, std::vector<MotionOut>* ready) {
+  const double processed = clip(motion2);
+  const double motion3 = opt_.moving_average ? (processed + prev_processed_) / 2.0 : processed;
+  prev_processed_ = processed;
+  ready->push_back({index_[2 - back], motion2, motion3});
+}
 
 void MotionPost::push(uint64_t index, double sad_score, std::vector<MotionOut>* ready) {
-  if (count_ == 1) {
-    // Frame 0: motion2 is 0, motion3 the "stamp" taken from frame 1's sad score.
-    ready->push_back({last_index_, 0.0, motion3_of(sad_score)});
-  } else if (count_ >= 2) {
-    const double lo = last_sad_, hi = sad_score;
-    const double motion2 = lo < hi ? lo : hi;
-    ready->push_back({last_index_, motion2, motion3_of(motion2)});
+  index_[0] = index_[1];
+  index_[1] = index_[2];
+  index_[2] = index;
+  sad_[0] = sad_[1];
+  sad_[1] = sad_[2];
+  sad_[2] = sad_score;
+  const uint64_t k = count_++;  // position of this frame
+  const uint64_t d = motion_frame_distance(opt_);
+  if (k == d) {
+    // Frames before d: motion2 0, motion3 the stamp from this frame's sad score.
+    const double stamp = clip(sad_score);
+    for (uint64_t e = 0; e < d; ++e) ready->push_back({index_[2 - (k - e)], 0.0, stamp});
+    prev_processed_ = stamp;
+  } else if (k > d) {
+    // Frame e = k - 1 >= d now has its successor; its predecessor counts from position 2 d - 1 on.
+    const uint64_t e = k - 1;
+    const double hi = sad_[2];
+    double motion2 = hi;
+    if (e + 1 >= 2 * d) {
+      const double lo = sad_[2 - (k - (e - d + 1))];
+      motion2 = lo < hi ? lo : hi;
+    }
+    emit(1, motion2, ready);
   }
-  // Frame 0's own sad score (0 in libvmaf) is never used.
-  last_index_ = index;
-  last_sad_ = sad_score;
-  ++count_;
 }
 
 void MotionPost::finish(std::vector<MotionOut>* ready) {
-  if (count_ == 1) {
-    // A one-frame stream: no frame 1, so the stamp is 0.
-    ready->push_back({last_index_, 0.0, 0.0});
-  } else if (count_ >= 2) {
-    ready->push_back({last_index_, last_sad_, motion3_of(last_sad_)});
+  const uint64_t d = motion_frame_distance(opt_);
+  if (count_ > 0 && count_ <= d) {
+    // Too short for a stamp: every frame is 0.
+    for (uint64_t e = 0; e < count_; ++e) ready->push_back({index_[2 - (count_ - 1 - e)], 0.0, 0.0});
+  } else if (count_ > d) {
+    emit(0, sad_[2], ready);  // the last frame has no successor: motion2 is its own sad score
   }
   reset();
 }
 
 void MotionPost::reset() {
   count_ = 0;
-  last_index_ = 0;
-  last_sad_ = 0.0;
+  for (int i = 0; i < 3; ++i) {
+    index_[i] = 0;
+    sad_[i] = 0.0;
+  }
+  prev_processed_ = 0.0;
 }
 
 }  // namespace vmafx::cpu

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "cpu/simd/kernels.h"
+
 namespace vmafx::cpu {
 
 namespace {
@@ -49,7 +51,9 @@ Status psnr_check_depth(unsigned bpc) {
                                  "-bit"};
 }
 
-uint64_t psnr_plane_sse(const Plane& ref, const Plane& dist) {
+uint64_t psnr_plane_sse(const Plane& ref, const Plane& dist) { return psnr_kernels().plane_sse(ref, dist); }
+
+uint64_t psnr_plane_sse_scalar(const Plane& ref, const Plane& dist) {
   if (ref.bytes == 1 && dist.bytes == 1) return plane_sse<uint8_t, uint8_t>(ref, dist);
   if (ref.bytes == 1) return plane_sse<uint8_t, uint16_t>(ref, dist);
   if (dist.bytes == 1) return plane_sse<uint16_t, uint8_t>(ref, dist);

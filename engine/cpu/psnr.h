@@ -26,7 +26,10 @@ Status psnr_check_depth(unsigned bpc);
 // Sum of squared sample differences over ref.w x ref.h, accumulated in libvmaf's integer widths: 8-bit samples sum
 // each row in 32 bits (wrapping as libvmaf does for rows wider than 66052 samples) and the rows in 64 bits; deeper
 // samples square in 32 bits and sum in 64 bits. Planes must agree in size; layouts (step, shift) may differ.
+// Runs the implementation of cpu::simd_level() (simd/kernels.h); psnr_plane_sse_scalar is the plain C++ one, the
+// oracle of the others.
 uint64_t psnr_plane_sse(const Plane& ref, const Plane& dist);
+uint64_t psnr_plane_sse_scalar(const Plane& ref, const Plane& dist);
 
 // The cap libvmaf applies with min_sse = 0: 6 * bpc + 12 dB.
 double psnr_max_db(unsigned bpc);

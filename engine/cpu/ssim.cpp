@@ -6,6 +6,8 @@
 #include <new>
 #include <string>
 
+#include "cpu/simd/kernels.h"
+
 namespace vmafx::cpu {
 
 const float kSsimGaussian[kSsimWindow] = {0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f,
@@ -59,6 +61,10 @@ Status ssim_float_divisor(unsigned bpc, float* divisor) {
 }
 
 void plane_to_float(const Plane& p, float divisor, float* dst, size_t dst_stride) {
+  ssim_kernels().plane_to_float(p, divisor, dst, dst_stride);
+}
+
+void plane_to_float_scalar(const Plane& p, float divisor, float* dst, size_t dst_stride) {
   // libvmaf converts 8-bit samples without a division; x / 1.0f is x, so one expression serves both.
   if (p.bytes == 1)
     convert_rows<uint8_t>(p, divisor, dst, dst_stride);
@@ -86,6 +92,11 @@ float filter_pixel_symmetric(const float* img, int w, int h, int x, int y, const
 
 void decimate(const float* src, int w, int h, int factor, const float* kernel, int kw, int kh, float* dst, int* dw,
               int* dh) {
+  ssim_kernels().decimate(src, w, h, factor, kernel, kw, kh, dst, dw, dh);
+}
+
+void decimate_scalar(const float* src, int w, int h, int factor, const float* kernel, int kw, int kh, float* dst,
+                     int* dw, int* dh) {
   const int sw = decimated_size(w, factor);
   const int sh = decimated_size(h, factor);
   for (int y = 0; y < sh; ++y) {
@@ -106,6 +117,10 @@ std::vector<float> ssim_box_kernel(int scale) {
 }
 
 void ssim_gaussian_valid(const float* src, int w, int h, float* tmp, float* dst) {
+  ssim_kernels().gaussian_valid(src, w, h, tmp, dst);
+}
+
+void ssim_gaussian_valid_scalar(const float* src, int w, int h, float* tmp, float* dst) {
   const int dw = w - kSsimWindow + 1;
   const int dh = h - kSsimWindow + 1;
   // Rows: every input row, the dw positions where the window fits.
@@ -143,9 +158,13 @@ Status SsimMoments::reserve(int in_w, int in_h) {
 }
 
 void ssim_moments(const float* ref, const float* dist, int w, int h, SsimMoments* m) {
+  ssim_kernels().moments(ref, dist, w, h, m);
+}
+
+void ssim_moments_scalar(const float* ref, const float* dist, int w, int h, SsimMoments* m) {
   const size_t n = size_t(w) * size_t(h);
-  ssim_gaussian_valid(ref, w, h, m->tmp.data(), m->mu_ref.data());
-  ssim_gaussian_valid(dist, w, h, m->tmp.data(), m->mu_dist.data());
+  ssim_gaussian_valid_scalar(ref, w, h, m->tmp.data(), m->mu_ref.data());
+  ssim_gaussian_valid_scalar(dist, w, h, m->tmp.data(), m->mu_dist.data());
   float* rr = m->var_ref.data();
   float* dd = m->var_dist.data();
   float* rd = m->cov.data();
@@ -154,9 +173,9 @@ void ssim_moments(const float* ref, const float* dist, int w, int h, SsimMoments
     dd[i] = dist[i] * dist[i];
     rd[i] = ref[i] * dist[i];
   }
-  ssim_gaussian_valid(rr, w, h, m->tmp.data(), rr);
-  ssim_gaussian_valid(dd, w, h, m->tmp.data(), dd);
-  ssim_gaussian_valid(rd, w, h, m->tmp.data(), rd);
+  ssim_gaussian_valid_scalar(rr, w, h, m->tmp.data(), rr);
+  ssim_gaussian_valid_scalar(dd, w, h, m->tmp.data(), dd);
+  ssim_gaussian_valid_scalar(rd, w, h, m->tmp.data(), rd);
   m->w = w - kSsimWindow + 1;
   m->h = h - kSsimWindow + 1;
 
@@ -173,7 +192,9 @@ void ssim_moments(const float* ref, const float* dist, int w, int h, SsimMoments
   }
 }
 
-SsimMeans ssim_pool(const SsimMoments& m) {
+SsimMeans ssim_pool(const SsimMoments& m) { return ssim_kernels().pool(m); }
+
+SsimMeans ssim_pool_scalar(const SsimMoments& m) {
   const float c1 = (kK1 * kDynamicRange) * (kK1 * kDynamicRange);
   const float c2 = (kK2 * kDynamicRange) * (kK2 * kDynamicRange);
   const float c3 = c2 / 2.0f;

@@ -10,6 +10,9 @@
 //                 averaged; the score is rounded to float as libvmaf does.
 // Float vs double follows libvmaf exactly (products of floats are rounded to float before a double sum); the build
 // uses -ffp-contract=off so no step is fused. float_ms_ssim (ms_ssim.h) reuses stages 1, 3 and 4.
+// plane_to_float, decimate, ssim_gaussian_valid, ssim_moments and ssim_pool run the implementation of
+// cpu::simd_level() (simd/kernels.h: vectors across output pixels, each lane with the scalar order of operations,
+// so the same floats); the *_scalar functions are the plain C++ ones, the oracle of the others.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +31,7 @@ namespace vmafx::cpu {
 Status ssim_float_divisor(unsigned bpc, float* divisor);
 // Writes p.w x p.h floats, `dst_stride` floats apart per row: float(sample) / divisor (8-bit: float(sample)).
 void plane_to_float(const Plane& p, float divisor, float* dst, size_t dst_stride);
+void plane_to_float_scalar(const Plane& p, float divisor, float* dst, size_t dst_stride);
 
 // ---- Stage 2: decimation ------------------------------------------------------------------------------------------
 
@@ -42,6 +46,8 @@ float filter_pixel_symmetric(const float* img, int w, int h, int x, int y, const
 // axis, written to *dw, *dh). dst must not overlap src.
 void decimate(const float* src, int w, int h, int factor, const float* kernel, int kw, int kh, float* dst, int* dw,
               int* dh);
+void decimate_scalar(const float* src, int w, int h, int factor, const float* kernel, int kw, int kh, float* dst,
+                     int* dw, int* dh);
 
 // SSIM's automatic scale: max(1, round(min(w, h) / 256)) with IQA's rounding.
 int ssim_scale_factor(int w, int h);
@@ -57,6 +63,7 @@ extern const float kSsimGaussian[kSsimWindow];
 // Valid-region Gaussian of a packed w x h image: dst is (w - 10) x (h - 10), packed. Rows are filtered first into
 // `tmp` ((w - 10) x h floats), then columns. dst may be src.
 void ssim_gaussian_valid(const float* src, int w, int h, float* tmp, float* dst);
+void ssim_gaussian_valid_scalar(const float* src, int w, int h, float* tmp, float* dst);
 
 // Buffers of one SSIM evaluation; valid-region maps are (w - 10) x (h - 10), packed.
 struct SsimMoments {
@@ -70,6 +77,7 @@ struct SsimMoments {
 
 // Fills m (reserved for at least w x h) from packed w x h images (w, h >= 11).
 void ssim_moments(const float* ref, const float* dist, int w, int h, SsimMoments* m);
+void ssim_moments_scalar(const float* ref, const float* dist, int w, int h, SsimMoments* m);
 
 // ---- Stage 4: pooling ---------------------------------------------------------------------------------------------
 
@@ -79,6 +87,7 @@ struct SsimMeans {
   float l = 0.f, c = 0.f, s = 0.f;  // luminance, contrast, structure
 };
 SsimMeans ssim_pool(const SsimMoments& m);
+SsimMeans ssim_pool_scalar(const SsimMoments& m);
 
 // Stages 3 and 4 on one scale: IQA's default SSIM of two packed w x h images (w, h >= 11).
 SsimMeans ssim_single_scale(const float* ref, const float* dist, int w, int h, SsimMoments* m);

@@ -8,6 +8,8 @@
 #include <new>
 #include <string>
 
+#include "cpu/simd/kernels.h"
+
 namespace vmafx::cpu {
 
 namespace {
@@ -374,9 +376,11 @@ Status Vif::compute(const Plane& ref, const Plane& dist, VifScores* out, VifAccu
   uint16_t* slot[2] = {images_.data(), images_.data() + 2 * n0};
   size_t slot_half[2] = {n0, n1};
 
+  // The stage functions of cpu::simd_level() (simd/kernels.h): the same results as the scalar ones above.
+  const VifKernels& k = vif_kernels();
   uint32_t w = w_, h = h_;
-  vif_load_plane(ref, slot[0], w);
-  vif_load_plane(dist, slot[0] + n0, w);
+  k.load_plane(ref, slot[0], w);
+  k.load_plane(dist, slot[0] + n0, w);
 
   uint32_t* r = rows_.data();
   const VifVerticalRow vrow{r, r + w_, r + 2 * size_t(w_), r + 3 * size_t(w_), r + 4 * size_t(w_)};
@@ -390,9 +394,9 @@ Status Vif::compute(const Plane& ref, const Plane& dist, VifScores* out, VifAccu
     const uint16_t* cur_dist = slot[s & 1] + slot_half[s & 1];
     VifAccum acc;
     for (uint32_t y = 0; y < h; ++y) {
-      vif_vertical_row(s, bpc_, cur_ref, cur_dist, w, w, h, y, vrow);
-      vif_horizontal_row(s, vrow_c, w, frow);
-      vif_accumulate(frow_c, w, enhn_gain_limit_, &acc);
+      k.vertical_row(s, bpc_, cur_ref, cur_dist, w, w, h, y, vrow);
+      k.horizontal_row(s, vrow_c, w, frow);
+      k.accumulate(frow_c, w, enhn_gain_limit_, &acc);
     }
     float num, den;
     vif_num_den(acc, &num, &den);
@@ -402,7 +406,7 @@ Status Vif::compute(const Plane& ref, const Plane& dist, VifScores* out, VifAccu
       uint16_t* next = slot[(s + 1) & 1];
       const size_t next_half = size_t(w / 2) * (h / 2);
       slot_half[(s + 1) & 1] = next_half;
-      vif_decimate(s, bpc_, cur_ref, cur_dist, w, w, h, next, next + next_half, w / 2, r);
+      k.decimate(s, bpc_, cur_ref, cur_dist, w, w, h, next, next + next_half, w / 2, r);
       w /= 2;
       h /= 2;
     }

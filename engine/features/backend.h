@@ -34,7 +34,7 @@ struct Plan {
 
   void add(Instance inst) {
     first_value.push_back(value_count);
-    value_count += inst.outputs.size();
+    value_count += inst.value_count();
     features.push_back(std::move(inst));
   }
   // What the plan's features read of each frame (Reads bits of the features that run on scored frames).
@@ -50,7 +50,8 @@ struct Frame {
   uint64_t index = 0;
   bool scored = true;                  // false: only temporal features run (values of the others stay NaN)
   PictureView ref, dist;               // as submitted: dist at Plan::dist_geometry
-  const PictureView* prev_ref = nullptr;  // the previous frame's reference (valid until this frame is done)
+  const PictureView* prev_ref = nullptr;       // the previous frame's reference (valid until this frame is done)
+  const PictureView* prev_prev_ref = nullptr;  // two frames back, when a feature reads that far (Scorer keeps it)
   std::vector<double> values;          // Plan::value_count entries, NaN where a feature did not run
   // Backend bookkeeping: the CPU backend counts the frame's tasks, the HIP backend joins its GPU and CPU parts.
   std::atomic<int> tasks{0};

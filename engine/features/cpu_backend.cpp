@@ -114,6 +114,7 @@ class CpuBackend final : public Backend {
     v.ref = &f->ref;
     v.dist = &f->cpu_dist;
     v.prev_ref = f->prev_ref;
+    v.prev_prev_ref = f->prev_prev_ref;
     Status s = workers_[worker][i]->compute(v, f->values.data() + plan_.first_value[i]);
     if (!s) {
       s.prepend(std::string(plan_.features[i].desc->name) + " on frame " + std::to_string(f->index));

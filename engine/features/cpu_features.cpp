@@ -3,10 +3,15 @@
 #include "features/cpu_features.h"
 
 #include "cpu/adm.h"
+#include "cpu/cambi.h"
+#include "cpu/float_adm.h"
+#include "cpu/float_motion.h"
+#include "cpu/float_vif.h"
 #include "cpu/motion.h"
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
+#include "cpu/speed.h"
 #include "cpu/ssim.h"
 #include "cpu/vif.h"
 #include "vmafx/picture.h"
@@ -21,6 +26,7 @@ vmafx::cpu::Plane luma(const PictureView* v) { return vmafx::cpu::luma_plane(*v)
 class AdmFeature final : public CpuFeature {
  public:
   vmafx::cpu::Adm adm;
+  bool debug = false;
   Status compute(const FrameView& f, double* out) override {
     vmafx::cpu::AdmScores s;
     VMAFX_TRY(adm.compute(luma(f.ref), luma(f.dist), &s));
@@ -28,6 +34,15 @@ class AdmFeature final : public CpuFeature {
     out[1] = s.aim;
     out[2] = s.adm3;
     for (int i = 0; i < 4; i++) out[3 + i] = s.scale[i];
+    if (!debug) return Status::ok();
+    // libvmaf's debug outputs, in its order: adm (= adm2), num, den, then num / den of each scale.
+    out[7] = s.adm2;
+    out[8] = s.num;
+    out[9] = s.den;
+    for (int i = 0; i < 4; i++) {
+      out[10 + 2 * i] = s.num_scale[i];
+      out[11 + 2 * i] = s.den_scale[i];
+    }
     return Status::ok();
   }
 };
@@ -46,14 +61,33 @@ class VifFeature final : public CpuFeature {
 class MotionFeature final : public CpuFeature {
  public:
   std::vector<int32_t> row;
+  vmafx::cpu::MotionOptions opt;
+  bool debug = false;
   Status compute(const FrameView& f, double* out) override {
-    if (!f.prev_ref) {
-      out[0] = 0.0;
-      return Status::ok();
+    double score = 0.0;
+    // The five-frame window compares the reference two frames back (frame 1 has none: 0, as libvmaf).
+    const PictureView* back = vmafx::cpu::motion_frame_distance(opt) == 2 ? f.prev_prev_ref : f.prev_ref;
+    if (back && !opt.force_zero) {
+      const vmafx::cpu::Plane cur = luma(f.ref);
+      const uint64_t sad = vmafx::cpu::motion_sad(luma(back), cur, row.data());
+      score = vmafx::cpu::motion_score_from_sad(sad, cur.w, cur.h, opt);
     }
-    const vmafx::cpu::Plane cur = luma(f.ref);
-    const uint64_t sad = vmafx::cpu::motion_sad(luma(f.prev_ref), cur, row.data());
-    out[0] = vmafx::cpu::motion_score_from_sad(sad, cur.w, cur.h);
+    out[0] = score;
+    if (debug) out[1] = score;  // libvmaf's VMAF_integer_feature_motion_score (integer_motion) in debug mode
+    return Status::ok();
+  }
+};
+
+class SpeedChromaFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::SpeedChroma speed;
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::SpeedScores s;
+    VMAFX_TRY(speed.compute(vmafx::cpu::chroma_plane(*f.ref, 1), vmafx::cpu::chroma_plane(*f.ref, 2),
+                            vmafx::cpu::chroma_plane(*f.dist, 1), vmafx::cpu::chroma_plane(*f.dist, 2), &s));
+    out[0] = s.u;
+    out[1] = s.v;
+    out[2] = s.uv;
     return Status::ok();
   }
 };
@@ -80,9 +114,25 @@ class LumaFloatFeature final : public CpuFeature {
   Status compute(const FrameView& f, double* out) override { return impl.compute(luma(f.ref), luma(f.dist), out); }
 };
 
+class CambiFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::Cambi cambi;
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::CambiScores s;
+    VMAFX_TRY(cambi.compute(luma(f.ref), luma(f.dist), &s));
+    out[0] = s.cambi;
+    if (cambi.plan().full_ref) {
+      out[1] = s.source;
+      out[2] = s.full_reference;
+    }
+    return Status::ok();
+  }
+};
+
 // integer_motion2 / integer_motion3 from the per-frame SAD scores, in frame order.
 class MotionStage final : public OrderedStage {
  public:
+  explicit MotionStage(const vmafx::cpu::MotionOptions& opt) : post_(opt) {}
   void push(uint64_t frame, const double* outputs, std::vector<Value>* ready) override {
     out_.clear();
     post_.push(frame, outputs[0], &out_);
@@ -105,19 +155,132 @@ class MotionStage final : public OrderedStage {
   std::vector<vmafx::cpu::MotionOut> out_;
 };
 
+class FloatVifFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::FloatVif vif;
+  size_t outputs = 4;
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::FloatVifScores s;
+    VMAFX_TRY(vif.compute(luma(f.ref), luma(f.dist), &s));
+    double all[vmafx::cpu::kFloatVifOutputs];
+    vmafx::cpu::float_vif_outputs(s, all);
+    for (size_t k = 0; k < outputs; ++k) out[k] = all[k];
+    return Status::ok();
+  }
+};
+
+class FloatAdmFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::FloatAdm adm;
+  size_t outputs = 7;
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::FloatAdmScores s;
+    VMAFX_TRY(adm.compute(luma(f.ref), luma(f.dist), &s));
+    double all[vmafx::cpu::kFloatAdmOutputs];
+    vmafx::cpu::float_adm_outputs(s, all);
+    for (size_t k = 0; k < outputs; ++k) out[k] = all[k];
+    return Status::ok();
+  }
+};
+
+// Per frame: VMAF_feature_motion_score (with debug, libvmaf's default), then the frame's raw score for the stage.
+// Each frame is computed from its own and the previous reference (workers take frames in any order).
+class FloatMotionFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::FloatMotion motion;
+  vmafx::cpu::FloatMotionOptions opts;
+  bool motion_column = true;
+  Status compute(const FrameView& f, double* out) override {
+    double score = 0.0;
+    if (f.prev_ref) {
+      const vmafx::cpu::Plane pu = vmafx::cpu::chroma_plane(*f.prev_ref, 1), pv = vmafx::cpu::chroma_plane(*f.prev_ref, 2);
+      const vmafx::cpu::Plane cu = vmafx::cpu::chroma_plane(*f.ref, 1), cv = vmafx::cpu::chroma_plane(*f.ref, 2);
+      const vmafx::cpu::Plane* prev_uv[2] = {&pu, &pv};
+      const vmafx::cpu::Plane* cur_uv[2] = {&cu, &cv};
+      VMAFX_TRY(motion.pair_score(luma(f.prev_ref), luma(f.ref), prev_uv, cur_uv, &score));
+    }
+    double* raw = out;
+    if (motion_column) {
+      out[0] = vmafx::cpu::float_motion_column(score, f.prev_ref == nullptr, opts);
+      raw = out + 1;
+    }
+    *raw = score;
+    return Status::ok();
+  }
+};
+
+// float_motion's motion2 / motion3 from the raw scores (the value after the per-frame columns), in frame order.
+class FloatMotionStage final : public OrderedStage {
+ public:
+  FloatMotionStage(const vmafx::cpu::FloatMotionOptions& o, size_t raw_index) : raw_(raw_index) {
+    post_.set_options(o);
+  }
+  void push(uint64_t frame, const double* outputs, std::vector<Value>* ready) override {
+    out_.clear();
+    post_.push(frame, outputs[raw_], &out_);
+    emit(ready);
+  }
+  void finish(std::vector<Value>* ready) override {
+    out_.clear();
+    post_.finish(&out_);
+    emit(ready);
+  }
+
+ private:
+  void emit(std::vector<Value>* ready) {
+    for (const auto& m : out_) {
+      ready->push_back({m.index, 0, m.motion2});
+      ready->push_back({m.index, 1, m.motion3});
+    }
+  }
+  size_t raw_;
+  vmafx::cpu::FloatMotionPost post_;
+  std::vector<vmafx::cpu::FloatMotionOut> out_;
+};
+
+// integer_motion2 / integer_motion3 from the per-frame SAD scores, in frame order.
+
 }  // namespace
 
 // ---- adm ----
-std::vector<std::string> adm_outputs(const Options&, const VideoGeometry&) {
-  return {"integer_adm2",       "integer_aim",        "integer_adm3",      "integer_adm_scale0",
-          "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3"};
+namespace {
+vmafx::cpu::AdmOptions adm_options(const Options& o) {
+  vmafx::cpu::AdmOptions a;
+  a.enhn_gain_limit = o.num("adm_enhn_gain_limit");
+  a.norm_view_dist = o.num("adm_norm_view_dist");
+  a.ref_display_height = int(o.num("adm_ref_display_height"));
+  a.noise_weight = o.num("adm_noise_weight");
+  a.dlm_weight = o.num("adm_dlm_weight");
+  a.min_val = o.num("adm_min_val");
+  a.skip_aim = o.flag("adm_skip_aim");
+  a.skip_scale0 = o.flag("adm_skip_scale0");
+  a.csf_mode = int(o.num("adm_csf_mode"));
+  a.csf_scale = o.num("adm_csf_scale");
+  a.csf_diag_scale = o.num("adm_csf_diag_scale");
+  return a;
 }
-Status adm_check(const Options&, const VideoGeometry& g) { return vmafx::cpu::Adm::check_size(g.width, g.height); }
+}  // namespace
+vmafx::cpu::AdmOptions adm_cpu_options(const Options& o) { return adm_options(o); }
+std::vector<std::string> adm_outputs(const Options& o, const VideoGeometry&) {
+  std::vector<std::string> v = {"integer_adm2",       "integer_aim",        "integer_adm3",      "integer_adm_scale0",
+                                "integer_adm_scale1", "integer_adm_scale2", "integer_adm_scale3"};
+  if (o.flag("debug")) {
+    for (const char* n : {"integer_adm", "integer_adm_num", "integer_adm_den"}) v.push_back(n);
+    for (int i = 0; i < 4; i++) {
+      v.push_back("integer_adm_num_scale" + std::to_string(i));
+      v.push_back("integer_adm_den_scale" + std::to_string(i));
+    }
+  }
+  return v;
+}
+Status adm_check(const Options& o, const VideoGeometry& g) {
+  VMAFX_TRY(vmafx::cpu::Adm::check_size(g.width, g.height));
+  return vmafx::cpu::adm_check_options(adm_options(o));
+}
 Status adm_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
   auto f = std::make_unique<AdmFeature>();
-  vmafx::cpu::AdmOptions ao;
-  ao.enhn_gain_limit = o.num("adm_enhn_gain_limit");
-  VMAFX_TRY(f->adm.init(g.width, g.height, g.bit_depth, ao));
+  f->debug = o.flag("debug");
+  VMAFX_TRY(f->adm.init(g.width, g.height, g.bit_depth, adm_options(o)));
   *out = std::move(f);
   return Status::ok();
 }
@@ -137,17 +300,71 @@ Status vif_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFea
 }
 
 // ---- motion ----
-std::vector<std::string> motion_outputs(const Options&, const VideoGeometry&) {
+vmafx::cpu::MotionOptions motion_cpu_options(const Options& o) {
+  vmafx::cpu::MotionOptions m;
+  m.max_val = o.num("motion_max_val");
+  m.blend_factor = o.num("motion_blend_factor");
+  m.blend_offset = o.num("motion_blend_offset");
+  m.fps_weight = o.num("motion_fps_weight");
+  m.five_frame_window = o.flag("motion_five_frame_window");
+  m.moving_average = o.flag("motion_moving_average");
+  m.force_zero = o.flag("motion_force_zero");
+  return m;
+}
+std::vector<std::string> motion_outputs(const Options& o, const VideoGeometry&) {
+  if (o.flag("debug")) return {"VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_score"};
   return {"VMAF_integer_feature_motion_sad_score"};
 }
-Status motion_check(const Options&, const VideoGeometry& g) { return vmafx::cpu::motion_check_size(g.width, g.height); }
-Status motion_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+Status motion_check(const Options& o, const VideoGeometry& g) {
+  VMAFX_TRY(vmafx::cpu::motion_check_size(g.width, g.height));
+  return vmafx::cpu::motion_check_options(motion_cpu_options(o));
+}
+Status motion_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
   auto f = std::make_unique<MotionFeature>();
   f->row.resize(g.width);
+  f->opt = motion_cpu_options(o);
+  f->debug = o.flag("debug");
   *out = std::move(f);
   return Status::ok();
 }
-std::unique_ptr<OrderedStage> motion_stage(const Options&) { return std::make_unique<MotionStage>(); }
+unsigned motion_frames_back(const Options& o) {
+  return vmafx::cpu::motion_frame_distance(motion_cpu_options(o));
+}
+std::unique_ptr<OrderedStage> motion_stage(const Options& o) {
+  return std::make_unique<MotionStage>(motion_cpu_options(o));
+}
+
+// ---- speed_chroma ----
+Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out) {
+  vmafx::cpu::SpeedOptions s;
+  s.kernelscale = o.num("speed_kernelscale");
+  s.prescale = o.num("speed_prescale");
+  VMAFX_TRY(vmafx::cpu::speed_scale_method_from_name(o.text("speed_prescale_method"), &s.prescale_method));
+  s.sigma_nn = o.num("speed_sigma_nn");
+  s.nn_floor = o.num("speed_nn_floor");
+  s.max_val = o.num("speed_max_val");
+  s.weight_var_mode = int(o.num("speed_weight_var_mode"));
+  VMAFX_TRY(vmafx::cpu::speed_check_options(s));
+  *out = s;
+  return Status::ok();
+}
+std::vector<std::string> speed_chroma_outputs(const Options&, const VideoGeometry&) {
+  return {"speed_chroma_u", "speed_chroma_v", "speed_chroma_uv"};
+}
+Status speed_chroma_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::SpeedOptions s;
+  VMAFX_TRY(speed_cpu_options(o, &s));
+  vmafx::cpu::SpeedChroma probe;  // sizes its buffers: the checks are init's
+  return probe.init(g.width, g.height, g.chroma, g.bit_depth, s);
+}
+Status speed_chroma_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  vmafx::cpu::SpeedOptions s;
+  VMAFX_TRY(speed_cpu_options(o, &s));
+  auto f = std::make_unique<SpeedChromaFeature>();
+  VMAFX_TRY(f->speed.init(g.width, g.height, g.chroma, g.bit_depth, s));
+  *out = std::move(f);
+  return Status::ok();
+}
 
 // ---- psnr ----
 std::vector<std::string> psnr_outputs(const Options& o, const VideoGeometry& g) {
@@ -185,5 +402,156 @@ Status float_ms_ssim_make(const Options&, const VideoGeometry& g, std::unique_pt
   *out = std::move(f);
   return Status::ok();
 }
+
+// ---- cambi ----
+vmafx::cpu::CambiOptions cambi_options(const Options& o) {
+  vmafx::cpu::CambiOptions c;
+  c.cambi_max_val = o.num("cambi_max_val");
+  c.enc_width = int(o.num("enc_width"));
+  c.enc_height = int(o.num("enc_height"));
+  c.enc_bitdepth = int(o.num("enc_bitdepth"));
+  c.src_width = int(o.num("src_width"));
+  c.src_height = int(o.num("src_height"));
+  c.window_size = int(o.num("window_size"));
+  c.topk = o.num("topk");
+  c.cambi_topk = o.num("cambi_topk");
+  c.tvi_threshold = o.num("tvi_threshold");
+  c.cambi_vis_lum_threshold = o.num("cambi_vis_lum_threshold");
+  c.max_log_contrast = int(o.num("max_log_contrast"));
+  c.heatmaps_path = o.text("heatmaps_path");
+  c.full_ref = o.flag("full_ref");
+  c.eotf = o.text("eotf");
+  c.cambi_eotf = o.text("cambi_eotf");
+  c.cambi_high_res_speedup = int(o.num("cambi_high_res_speedup"));
+  return c;
+}
+std::vector<std::string> cambi_outputs(const Options& o, const VideoGeometry&) {
+  // libvmaf's alias of Cambi_feature_cambi_score; the full-reference scores under their own names.
+  if (o.flag("full_ref")) return {"cambi", "cambi_source", "cambi_full_reference"};
+  return {"cambi"};
+}
+Status cambi_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::CambiPlan plan;
+  return vmafx::cpu::cambi_plan(g.width, g.height, g.bit_depth, cambi_options(o), &plan);
+}
+Status cambi_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<CambiFeature>();
+  VMAFX_TRY(f->cambi.init(g.width, g.height, g.bit_depth, cambi_options(o)));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+// ---- float_vif / float_adm / float_motion ----
+Status float_vif_options(const Options& o, vmafx::cpu::FloatVifOptions* v) {
+  v->enhn_gain_limit = o.num("vif_enhn_gain_limit");
+  v->kernelscale = o.num("vif_kernelscale");
+  v->prescale = o.num("vif_prescale");
+  v->scale_min_val[0] = o.num("vif_scale1_min_val");
+  v->scale_min_val[1] = o.num("vif_scale2_min_val");
+  v->scale_min_val[2] = o.num("vif_scale3_min_val");
+  v->sigma_nsq = o.num("vif_sigma_nsq");
+  v->skip_scale0 = o.flag("vif_skip_scale0");
+  return vmafx::cpu::vif_scale_method_from_name(o.text("vif_prescale_method"), &v->prescale_method);
+}
+
+void float_adm_options(const Options& o, vmafx::cpu::FloatAdmOptions* a) {
+  a->enhn_gain_limit = o.num("adm_enhn_gain_limit");
+  a->norm_view_dist = o.num("adm_norm_view_dist");
+  a->noise_weight = o.num("adm_noise_weight");
+  a->csf_scale = o.num("adm_csf_scale");
+  a->csf_diag_scale = o.num("adm_csf_diag_scale");
+  a->ref_display_height = int(o.num("adm_ref_display_height"));
+  a->csf_mode = int(o.num("adm_csf_mode"));
+  a->bypass_cm = int(o.num("adm_bypass_cm"));
+  a->adm3_apply_hm = o.flag("adm_adm3_apply_hm");
+  a->p_norm = o.num("adm_p_norm");
+  a->dlm_weight = o.num("adm_dlm_weight");
+  a->min_val = o.num("adm_min_val");
+  const char* f1[4] = {"adm_f1s0", "adm_f1s1", "adm_f1s2", "adm_f1s3"};
+  const char* f2[4] = {"adm_f2s0", "adm_f2s1", "adm_f2s2", "adm_f2s3"};
+  for (int s = 0; s < 4; ++s) {
+    a->f1[s] = o.num(f1[s]);
+    a->f2[s] = o.num(f2[s]);
+  }
+  a->skip_aim_scale = int(o.num("adm_skip_aim_scale"));
+  a->skip_scale0 = o.flag("adm_skip_scale0");
+}
+
+void float_motion_options(const Options& o, vmafx::cpu::FloatMotionOptions* m) {
+  m->force_zero = o.flag("motion_force_zero");
+  m->fps_weight = o.num("motion_fps_weight");
+  m->blend_factor = o.num("motion_blend_factor");
+  m->blend_offset = o.num("motion_blend_offset");
+  m->add_scale1 = o.flag("motion_add_scale1");
+  m->filter_size = int(o.num("motion_filter_size"));
+  m->add_uv = o.flag("motion_add_uv");
+  m->max_val = o.num("motion_max_val");
+}
+
+std::vector<std::string> float_vif_outputs(const Options& o, const VideoGeometry&) {
+  const size_t n = o.flag("debug") ? vmafx::cpu::kFloatVifOutputs : 4;
+  std::vector<std::string> v;
+  for (size_t k = 0; k < n; ++k) v.push_back(alias_of(vmafx::cpu::kFloatVifOutputNames[k]));
+  return v;
+}
+Status float_vif_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::FloatVifOptions v;
+  VMAFX_TRY(float_vif_options(o, &v));
+  return vmafx::cpu::FloatVif::check(g.width, g.height, g.bit_depth, v, nullptr);
+}
+Status float_vif_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<FloatVifFeature>();
+  vmafx::cpu::FloatVifOptions v;
+  VMAFX_TRY(float_vif_options(o, &v));
+  VMAFX_TRY(f->vif.init(g.width, g.height, g.bit_depth, v));
+  f->outputs = o.flag("debug") ? vmafx::cpu::kFloatVifOutputs : 4;
+  *out = std::move(f);
+  return Status::ok();
+}
+
+std::vector<std::string> float_adm_outputs(const Options& o, const VideoGeometry&) {
+  const size_t n = o.flag("debug") ? vmafx::cpu::kFloatAdmOutputs : 7;
+  std::vector<std::string> v;
+  for (size_t k = 0; k < n; ++k) v.push_back(alias_of(vmafx::cpu::kFloatAdmOutputNames[k]));
+  return v;
+}
+Status float_adm_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::FloatAdmOptions a;
+  float_adm_options(o, &a);
+  return vmafx::cpu::FloatAdm::check(g.width, g.height, g.bit_depth, a);
+}
+Status float_adm_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<FloatAdmFeature>();
+  vmafx::cpu::FloatAdmOptions a;
+  float_adm_options(o, &a);
+  VMAFX_TRY(f->adm.init(g.width, g.height, g.bit_depth, a));
+  f->outputs = o.flag("debug") ? vmafx::cpu::kFloatAdmOutputs : 7;
+  *out = std::move(f);
+  return Status::ok();
+}
+
+std::vector<std::string> float_motion_outputs(const Options& o, const VideoGeometry&) {
+  if (!o.flag("debug")) return {};
+  return {alias_of("VMAF_feature_motion_score")};
+}
+Status float_motion_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::FloatMotionOptions m;
+  float_motion_options(o, &m);
+  return vmafx::cpu::FloatMotion::check(g.width, g.height, g.bit_depth, g.chroma, m);
+}
+Status float_motion_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<FloatMotionFeature>();
+  float_motion_options(o, &f->opts);
+  VMAFX_TRY(f->motion.init(g.width, g.height, g.bit_depth, g.chroma, f->opts));
+  f->motion_column = o.flag("debug");
+  *out = std::move(f);
+  return Status::ok();
+}
+std::unique_ptr<OrderedStage> float_motion_stage(const Options& o) {
+  vmafx::cpu::FloatMotionOptions m;
+  float_motion_options(o, &m);
+  return std::make_unique<FloatMotionStage>(m, o.flag("debug") ? 1 : 0);
+}
+
 
 }  // namespace vmafx::features::hooks

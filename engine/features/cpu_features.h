@@ -7,6 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "cpu/adm.h"
+#include "cpu/motion.h"
+#include "cpu/speed.h"
+#include "cpu/cambi.h"
+#include "cpu/float_adm.h"
+#include "cpu/float_motion.h"
+#include "cpu/float_vif.h"
 #include "features/table.h"
 
 namespace vmafx::features::hooks {
@@ -22,9 +29,29 @@ VMAFX_CPU_FEATURE_HOOKS(motion)
 VMAFX_CPU_FEATURE_HOOKS(psnr)
 VMAFX_CPU_FEATURE_HOOKS(float_ssim)
 VMAFX_CPU_FEATURE_HOOKS(float_ms_ssim)
+VMAFX_CPU_FEATURE_HOOKS(speed_chroma)
+VMAFX_CPU_FEATURE_HOOKS(cambi)
+VMAFX_CPU_FEATURE_HOOKS(float_vif)
+VMAFX_CPU_FEATURE_HOOKS(float_adm)
+VMAFX_CPU_FEATURE_HOOKS(float_motion)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
 std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+unsigned motion_frames_back(const Options& o);
+
+// The CPU reference's option structs of a configured feature (shared with the GPU implementations).
+vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);
+vmafx::cpu::MotionOptions motion_cpu_options(const Options& o);
+Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out);
+
+// cambi's options of the table as the CPU reference (and the GPU feature) take them.
+vmafx::cpu::CambiOptions cambi_options(const Options& o);
+std::unique_ptr<OrderedStage> float_motion_stage(const Options& o);
+
+// The engine/cpu options of the float features from their table options (also used by the GPU implementations).
+Status float_vif_options(const Options& o, vmafx::cpu::FloatVifOptions* out);
+void float_adm_options(const Options& o, vmafx::cpu::FloatAdmOptions* out);
+void float_motion_options(const Options& o, vmafx::cpu::FloatMotionOptions* out);
 
 }  // namespace vmafx::features::hooks

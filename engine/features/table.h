@@ -84,14 +84,16 @@ struct FrameView {
   uint64_t index = 0;
   const PictureView* ref = nullptr;
   const PictureView* dist = nullptr;
-  const PictureView* prev_ref = nullptr;  // the previous frame's reference, null on the first frame
+  const PictureView* prev_ref = nullptr;       // the previous frame's reference, null on the first frame
+  const PictureView* prev_prev_ref = nullptr;  // the reference two frames back (features whose frames_back() is 2)
 };
 
 // A CPU implementation; one object per worker thread (it owns its scratch memory).
 class CpuFeature {
  public:
   virtual ~CpuFeature() = default;
-  // Writes the feature's per-frame outputs (Instance::outputs) to `out`. The frame's pictures are host memory.
+  // Writes the feature's per-frame values (Instance::value_count(): its outputs, then its stage inputs) to `out`.
+  // The frame's pictures are host memory.
   virtual Status compute(const FrameView& frame, double* out) = 0;
 };
 
@@ -124,6 +126,19 @@ struct FeatureDesc {
   Status (*check)(const Options&, const VideoGeometry&) = nullptr;
   Status (*make_cpu)(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>*) = nullptr;
   std::unique_ptr<OrderedStage> (*make_stage)(const Options&) = nullptr;
+  // How many previous references the feature reads with these options (null: 1 with kReadsPrevRef, else 0).
+  unsigned (*frames_back)(const Options&) = nullptr;
+
+  unsigned references_back(const Options& o) const {
+    return frames_back ? frames_back(o) : (reads & kReadsPrevRef) ? 1u : 0u;
+  }
+  // How many of the per-frame outputs take the option suffix; libvmaf writes the others verbatim (cambi's
+  // cambi_source and cambi_full_reference are not among its provided features, so its name dictionary leaves them
+  // alone).
+  unsigned suffixed_outputs = ~0u;
+  // Values an implementation computes per frame after its output columns, read only by its ordered stage (float
+  // motion's raw score, from which motion2 and motion3 follow: its one per-frame column is clipped).
+  unsigned stage_inputs = 0;
 
   bool implemented() const { return make_cpu != nullptr; }
 };
@@ -149,6 +164,8 @@ struct Instance {
   Options options;
   std::vector<std::string> outputs;        // per-frame columns with the option suffix
   std::vector<std::string> stage_outputs;  // ordered-stage columns with the option suffix
+  // Values per frame: the output columns, then desc->stage_inputs values for the ordered stage only.
+  size_t value_count() const { return outputs.size() + (desc ? desc->stage_inputs : 0); }
 };
 
 // Configures an implemented feature for a geometry: options honoured, size checked, columns named.

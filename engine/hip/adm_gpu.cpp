@@ -12,12 +12,6 @@ namespace vmafx::hip {
 
 namespace {
 
-Status out_of(const char* name, double v, double lo, double hi) {
-  if (v >= lo && v <= hi) return Status::ok();
-  return {Errc::invalid_argument, std::string("adm: ") + name + " " + std::to_string(v) + " is outside [" +
-                                      std::to_string(lo) + ", " + std::to_string(hi) + "]"};
-}
-
 // ceil(log2(x)) and 2^(s - 1) as the CPU reference computes them (double log2 / pow, truncated to uint32).
 uint32_t ceil_log2(double x) { return static_cast<uint32_t>(ceil(log2(x))); }
 uint32_t half_pow2(uint32_t s) { return s == 0 ? 0 : static_cast<uint32_t>(pow(2, (s - 1))); }
@@ -28,14 +22,7 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
   if (!out) return {Errc::invalid_argument, "adm: no output"};
   VMAFX_TRY(cpu::Adm::check_size(w, h));
   if (bpc < 8 || bpc > 16) return {Errc::unsupported, "adm: bit depth " + std::to_string(bpc) + " is not 8..16"};
-  VMAFX_TRY(out_of("adm_enhn_gain_limit", opt.enhn_gain_limit, 1.0, 100.0));
-  VMAFX_TRY(out_of("adm_norm_view_dist", opt.norm_view_dist, 0.75, 24.0));
-  VMAFX_TRY(out_of("adm_ref_display_height", opt.ref_display_height, 1, 4320));
-  VMAFX_TRY(out_of("adm_noise_weight", opt.noise_weight, 0.0, 1500.0));
-  VMAFX_TRY(out_of("adm_dlm_weight", opt.dlm_weight, 0.0, 1.0));
-  VMAFX_TRY(out_of("adm_min_val", opt.min_val, 0.0, 1.0));
-  if (opt.norm_view_dist * opt.ref_display_height < 3.0 * 1080)
-    return {Errc::unsupported, "adm: adm_norm_view_dist * adm_ref_display_height must be at least 3 * 1080"};
+  VMAFX_TRY(cpu::adm_check_options(opt));
 
   AdmGpuParams p;
   int in_w = int(w), in_h = int(h);
@@ -61,7 +48,7 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
     sp.rows_offset = rows;
     rows += size_t(adm::kKinds) * size_t(sp.h);
 
-    cpu::adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, p.rfactor[s]);
+    cpu::adm_csf_factors(s, opt, p.rfactor[s]);
     adm::FinishParams& f = p.finish;
     f.rows_offset[s] = sp.rows_offset;
     f.h[s] = sp.h;
@@ -71,12 +58,8 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
     f.cm_shift[s] = int32_t(inner);
     f.cm_round[s] = half_pow2(inner);
     if (s == 0) {
-      for (int t = 0; t < 3; ++t) {
-        const double v = p.rfactor[0][t] * pow(2, t == 2 ? 23 : 21);
-        if (!(v >= 0 && v < 65536.0)) return {Errc::unsupported, "adm: scale-0 CSF factor does not fit 16 bits"};
-      }
       uint16_t fixed0[3];
-      cpu::adm_fixed_factors_scale0(p.rfactor[0], opt.norm_view_dist, opt.ref_display_height, fixed0);
+      cpu::adm_fixed_factors_scale0(p.rfactor[0], opt, fixed0);
       for (int t = 0; t < 3; ++t) sp.fixed[t] = fixed0[t];
       // ceil(log2(w) - 4) for h, v and ceil(log2(w) - 3) for d, as libvmaf (not ceil(log2(w)) - 4).
       sp.cm_cub[0] = int32_t(static_cast<uint32_t>(ceil(log2(double(sp.w)) - 4)));
@@ -101,6 +84,23 @@ Status adm_gpu_params(uint32_t w, uint32_t h, unsigned bpc, const cpu::AdmOption
     }
   }
   p.row_sums = rows;
+  // Scale 3 of a picture of 17..32 samples on an axis: libvmaf's reads before its buffers (cpu::adm_small_axis).
+  adm::ScaleParams& s3 = p.scale[3];
+  if (cpu::adm_small_axis(s3.in_w) || cpu::adm_small_axis(s3.in_h)) {
+    s3.small = 1;
+    adm::SmallRowParams& q = p.small_row;
+    const adm::ScaleParams& s0 = p.scale[0];
+    const cpu::AdmRect tap = cpu::adm_tap_rect(s0.w, s0.h);
+    q.w0 = s0.w;
+    q.h0 = s0.h;
+    q.row_len = (s0.w + 7) / 8 * 8;
+    q.count = s3.in_w;
+    q.left = tap.left;
+    q.top = tap.top;
+    q.right = tap.right;
+    q.bottom = tap.bottom;
+    q.mode = opt.skip_scale0 ? 0 : opt.skip_aim ? 2 : 1;
+  }
   *out = p;
   return Status::ok();
 }
@@ -147,6 +147,9 @@ Status AdmGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, un
   VMAFX_TRY(a->module_.function("adm_scale1_kernel", &a->scale1_));
   VMAFX_TRY(a->module_.function("adm_scale23_kernel", &a->scale23_));
   VMAFX_TRY(a->module_.function("adm_finish_kernel", &a->finish_));
+  VMAFX_TRY(a->module_.function("adm_small_row_kernel", &a->small_row_kernel_));
+  if (a->params_.small_row.count > 0)
+    VMAFX_TRY(DeviceBuffer::create(device, size_t(a->params_.small_row.count) * 4, &a->small_row_));
   for (int s = 0; s < 3; ++s) {
     const size_t n = size_t(a->params_.scale[s].w) * size_t(a->params_.scale[s].h);
     VMAFX_TRY(DeviceBuffer::create(device, 2 * n * (s == 0 ? 2 : 4), &a->band_a_[s]));
@@ -195,6 +198,17 @@ Status AdmGpu::launch(const FramePlanes& frame, unsigned slot, void* const dump[
     VMAFX_TRY(device_->launch(scale0_, scale_grid(p), block, 0, frame.ref[0], frame.dist[0], p, ref_a, dist_a, rows,
                               static_cast<vx_i16*>(dump[0]), vx_u64(n)));
   }
+  const vx_i32* small_row = nullptr;
+  if (params_.small_row.count > 0) {
+    adm::SmallRowParams q = params_.small_row;
+    if (q.mode == 0) {
+      VMAFX_TRY(device_->memset_d32_async(small_row_.data(), 0, size_t(q.count)));
+    } else {
+      VMAFX_TRY(device_->launch(small_row_kernel_, Dim3{1, 1, 1}, Dim3{256, 1, 1}, 0, frame.ref[0], frame.dist[0],
+                                params_.scale[0], q, small_row_.as<vx_i32>()));
+    }
+    small_row = small_row_.as<vx_i32>();
+  }
   for (int s = 1; s < 4; ++s) {
     const adm::ScaleParams& p = params_.scale[s];
     const size_t n_in = size_t(p.in_w) * size_t(p.in_h);
@@ -207,8 +221,8 @@ Status AdmGpu::launch(const FramePlanes& frame, unsigned slot, void* const dump[
       VMAFX_TRY(device_->launch(scale1_, scale_grid(p), block, 0, in, in + n_in, p, ref_a, dist_a, rows, d, vx_u64(n)));
     } else {
       const vx_i32* in = band_a_[s - 1].as<const vx_i32>();
-      VMAFX_TRY(
-          device_->launch(scale23_, scale_grid(p), block, 0, in, in + n_in, p, ref_a, dist_a, rows, d, vx_u64(n)));
+      VMAFX_TRY(device_->launch(scale23_, scale_grid(p), block, 0, in, in + n_in, p, ref_a, dist_a, rows, d,
+                                vx_u64(n), small_row));
     }
   }
   {

@@ -35,6 +35,7 @@ struct AdmGpuParams {
   adm::FinishParams finish = {};
   size_t row_sums = 0;              // uint64 row sums of all scales
   float rfactor[4][3] = {};         // the CSF factors (adm_csf_factors) for the host finishing
+  adm::SmallRowParams small_row = {};  // count 0 unless scale 3 has a small axis (17..32-sample pictures)
 };
 
 // Validates size, depth and options as cpu::Adm::init does and fills the constants (shifts from the same formulas
@@ -98,6 +99,7 @@ class AdmGpu final : public GpuFeature {
   TypedKernel<adm::adm_scale0_kernel_fn> scale0_;
   TypedKernel<adm::adm_scale1_kernel_fn> scale1_;
   TypedKernel<adm::adm_scale23_kernel_fn> scale23_;
+  TypedKernel<adm::adm_small_row_kernel_fn> small_row_kernel_;
   TypedKernel<adm::adm_finish_kernel_fn> finish_;
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 0;
@@ -107,6 +109,7 @@ class AdmGpu final : public GpuFeature {
   DeviceBuffer band_a_[3];  // ref and dist band a of scales 0..2 (scale 0 int16, then int32), ref first
   DeviceBuffer rows_;       // the row sums of all scales
   DeviceBuffer totals_;     // kSumsPerFrame uint64
+  DeviceBuffer small_row_;  // the reference's row -1 at scale 3 (pictures of 17..32 on an axis)
   PinnedBuffer readback_;   // kSumsPerFrame uint64 per slot
 };
 

@@ -38,6 +38,9 @@ struct FramePlanes {
   DevicePlane dist[3];
   unsigned planes = 1;                       // 1 (luma only) or 3
   const DevicePlane* prev_ref = nullptr;     // the previous frame's reference luma (motion); null on the first frame
+  // The reference luma two frames back (motion's motion_five_frame_window); null on the first two frames and where
+  // the pipeline does not keep it (MotionGpu then refuses a five-frame window instead of scoring 0).
+  const DevicePlane* prev_prev_ref = nullptr;
   uint32_t width = 0, height = 0;            // luma size
   unsigned bpc = 8;
 };
@@ -46,7 +49,7 @@ class GpuFeature {
  public:
   virtual ~GpuFeature() = default;
   virtual const char* name() const = 0;
-  // Number of scores finish() writes (the CPU extractor's outputs, same order).
+  // Number of values finish() writes: the CPU implementation's (features::Instance::value_count()), same order.
   virtual size_t output_count() const = 0;
   // Queues, on the library stream, for the frame in `slot` (0 .. slots-1): clears of this slot's accumulators, the
   // kernels, and the read-back of the sums into this slot's pinned memory. Never waits on the host.

@@ -6,10 +6,19 @@
 #include <cstring>
 
 #include "cpu/adm.h"
+#include "cpu/motion.h"
+#include "cpu/speed.h"
+#include "features/cpu_features.h"
 #include "cpu/vif.h"
+#include "features/cpu_features.h"
 #include "hip/adm_gpu.h"
+#include "hip/cambi_gpu.h"
+#include "hip/float_adm_gpu.h"
+#include "hip/float_motion_gpu.h"
+#include "hip/float_vif_gpu.h"
 #include "hip/motion_gpu.h"
 #include "hip/psnr_gpu.h"
+#include "hip/speed_gpu.h"
 #include "hip/ssim_gpu.h"
 #include "hip/vif_gpu.h"
 
@@ -37,11 +46,14 @@ using Maker = Status (*)(const Instance&, const VideoGeometry&, const std::share
 
 Status make_adm(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
                 std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
-  if (!takes_only(inst, {"adm_enhn_gain_limit"})) return Status::ok();
-  cpu::AdmOptions o;
-  o.enhn_gain_limit = inst.options.num("adm_enhn_gain_limit");
+  // Every option but debug, whose extra outputs the kernels do not produce (the CPU reference does).
+  if (!takes_only(inst, {"adm_enhn_gain_limit", "adm_csf_scale", "adm_csf_diag_scale", "adm_dlm_weight",
+                         "adm_norm_view_dist", "adm_ref_display_height", "adm_csf_mode", "adm_noise_weight",
+                         "adm_skip_aim", "adm_skip_scale0", "adm_min_val"}))
+    return Status::ok();
   std::unique_ptr<AdmGpu> a;
-  VMAFX_TRY(AdmGpu::create(dev, g.width, g.height, g.bit_depth, o, slots, &a));
+  VMAFX_TRY(AdmGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::adm_cpu_options(inst.options),
+                           slots, &a));
   *out = std::move(a);
   return Status::ok();
 }
@@ -59,12 +71,28 @@ Status make_vif(const Instance& inst, const VideoGeometry& g, const std::shared_
 
 Status make_motion(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
                    std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
-  if (!takes_only(inst, {})) return Status::ok();
+  // The five-frame window needs the frame two back, which the pipeline does not keep (the table refuses it);
+  // debug's second output is the CPU's.
+  if (!takes_only(inst, {"motion_force_zero", "motion_blend_factor", "motion_blend_offset", "motion_fps_weight",
+                         "motion_max_val", "motion_moving_average"}))
+    return Status::ok();
   std::unique_ptr<MotionGpu> m;
-  VMAFX_TRY(MotionGpu::create(dev, g.width, g.height, g.bit_depth, slots, &m));
+  VMAFX_TRY(MotionGpu::create(dev, g.width, g.height, g.bit_depth, slots,
+                              features::hooks::motion_cpu_options(inst.options), &m));
   *out = std::move(m);
   needs->dist = false;
   needs->prev_ref = true;
+  return Status::ok();
+}
+
+Status make_speed_chroma(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                         unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  cpu::SpeedOptions o;
+  VMAFX_TRY(features::hooks::speed_cpu_options(inst.options, &o));
+  std::unique_ptr<SpeedGpu> sp;
+  VMAFX_TRY(SpeedGpu::create(dev, g.width, g.height, g.chroma, g.bit_depth, o, slots, &sp));
+  *out = std::move(sp);
+  needs->chroma = true;
   return Status::ok();
 }
 
@@ -92,6 +120,53 @@ Status make_luma_float(const Instance& inst, const VideoGeometry& g, const std::
   return Status::ok();
 }
 
+// Every option of cambi is honoured by the kernels (the plan refuses what the CPU refuses); full_ref also reads the
+// reference luma, which the pipeline uploads for every frame.
+Status make_cambi(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                  std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  std::unique_ptr<CambiGpu> c;
+  VMAFX_TRY(CambiGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::cambi_options(inst.options), slots,
+                             &c));
+  *out = std::move(c);
+// The float features: every libvmaf option, as the CPU reference (the kernels are its arithmetic) -- except
+// adm_p_norm != 3, where the kernels' powf is the device's, not glibc's: that case stays on the CPU (bit for bit).
+Status make_float_vif(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                      std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  cpu::FloatVifOptions o;
+  VMAFX_TRY(features::hooks::float_vif_options(inst.options, &o));
+  std::unique_ptr<FloatVifGpu> v;
+  VMAFX_TRY(FloatVifGpu::create(dev, g.width, g.height, g.bit_depth, o, slots, &v));
+  v->set_debug_outputs(inst.options.flag("debug"));
+  *out = std::move(v);
+  return Status::ok();
+}
+
+Status make_float_adm(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                      std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  cpu::FloatAdmOptions o;
+  features::hooks::float_adm_options(inst.options, &o);
+  if (o.p_norm != 3.0) return Status::ok();
+  std::unique_ptr<FloatAdmGpu> a;
+  VMAFX_TRY(FloatAdmGpu::create(dev, g.width, g.height, g.bit_depth, o, slots, &a));
+  a->set_debug_outputs(inst.options.flag("debug"));
+  *out = std::move(a);
+  return Status::ok();
+}
+
+Status make_float_motion(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                         unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  cpu::FloatMotionOptions o;
+  features::hooks::float_motion_options(inst.options, &o);
+  std::unique_ptr<FloatMotionGpu> m;
+  VMAFX_TRY(FloatMotionGpu::create(dev, g.width, g.height, g.bit_depth, g.chroma, o, slots, &m));
+  m->set_motion_column(inst.options.flag("debug"));
+  *out = std::move(m);
+  needs->dist = false;
+  needs->chroma = o.add_uv;
+  needs->prev_ref = true;  // its absence marks a stream's first frame
+  return Status::ok();
+}
+
 struct GpuEntry {
   const char* name;
   Maker make;
@@ -104,6 +179,11 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"psnr", &make_psnr},
     {"float_ssim", &make_luma_float<SsimGpu>},
     {"float_ms_ssim", &make_luma_float<MsSsimGpu>},
+    {"speed_chroma", &make_speed_chroma},
+    {"cambi", &make_cambi},
+    {"float_vif", &make_float_vif},
+    {"float_adm", &make_float_adm},
+    {"float_motion", &make_float_motion},
 };
 
 }  // namespace

@@ -57,7 +57,7 @@ class HipBackend final : public features::Backend {
       FeatureNeeds needs;
       VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &g, &needs).prepend(inst.desc->name));
       if (g) {
-        assert(g->output_count() == inst.outputs.size());
+        assert(g->output_count() == inst.value_count());
         unsigned id = 0;
         VMAFX_TRY(pipeline_->add_feature(std::move(g), needs, &id));
         gpu_.push_back({i, id});

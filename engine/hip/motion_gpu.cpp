@@ -43,7 +43,14 @@ Status MotionSad::launch(const DevicePlane& prev, const DevicePlane& cur, unsign
 
 Status MotionGpu::create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc,
                          unsigned slots, std::unique_ptr<MotionGpu>* out, const ModuleOptions& options) {
+  return create(std::move(device), width, height, bpc, slots, cpu::MotionOptions{}, out, options);
+}
+
+Status MotionGpu::create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc,
+                         unsigned slots, const cpu::MotionOptions& opt, std::unique_ptr<MotionGpu>* out,
+                         const ModuleOptions& options) {
   VMAFX_TRY(cpu::motion_check_size(width, height));
+  VMAFX_TRY(cpu::motion_check_options(opt));
   if (bpc < 8 || bpc > 16) return {Errc::unsupported, "motion: bit depth " + std::to_string(bpc) + " outside 8..16"};
   if (slots == 0) return {Errc::invalid_argument, "motion: no frame slots"};
   auto m = std::unique_ptr<MotionGpu>(new MotionGpu());
@@ -55,6 +62,7 @@ Status MotionGpu::create(std::shared_ptr<Device> device, uint32_t width, uint32_
   m->width_ = width;
   m->height_ = height;
   m->bpc_ = bpc;
+  m->opt_ = opt;
   m->has_prev_.assign(slots, 0);
   *out = std::move(m);
   return Status::ok();
@@ -64,10 +72,23 @@ Status MotionGpu::enqueue(const FramePlanes& frame, unsigned slot) {
   // The pipeline made the frame for this geometry and checked its planes.
   assert(slot < has_prev_.size() && frame.width == width_ && frame.height == height_ && frame.bpc == bpc_);
   has_prev_[slot] = 0;
-  if (!frame.prev_ref) return Status::ok();
+  if (!frame.prev_ref) {
+    with_prev_ = 0;  // the first frame of a stream
+    return Status::ok();
+  }
+  ++with_prev_;
+  const DevicePlane* prev = frame.prev_ref;
+  if (opt_.five_frame_window) {
+    if (with_prev_ < 2) return Status::ok();  // frame 1: no frame two back, the score is 0
+    if (!frame.prev_prev_ref)
+      return {Errc::unsupported, "motion: motion_five_frame_window needs the reference two frames back, which this "
+                                 "pipeline does not keep"};
+    prev = frame.prev_prev_ref;
+  }
+  if (opt_.force_zero) return Status::ok();
   vx_u64* acc = acc_.as<vx_u64>() + slot;
   VMAFX_TRY(device_->memset_d32_async(acc, 0, 2));  // after the frame's upload (feature.h)
-  VMAFX_TRY(sad_.launch(*frame.prev_ref, frame.ref[0], bpc_, acc));
+  VMAFX_TRY(sad_.launch(*prev, frame.ref[0], bpc_, acc));
   VMAFX_TRY(device_->copy_async(CopyKind::device_to_host, readback_.data() + size_t(slot) * sizeof(uint64_t), acc,
                                 sizeof(uint64_t)));
   has_prev_[slot] = 1;
@@ -82,7 +103,7 @@ uint64_t MotionGpu::sad(unsigned slot) const {
 
 Status MotionGpu::finish(unsigned slot, double* out) {
   if (slot >= has_prev_.size()) return {Errc::invalid_argument, "motion: slot out of range"};
-  out[0] = has_prev_[slot] ? cpu::motion_score_from_sad(sad(slot), width_, height_) : 0.0;
+  out[0] = has_prev_[slot] ? cpu::motion_score_from_sad(sad(slot), width_, height_, opt_) : 0.0;
   return Status::ok();
 }
 

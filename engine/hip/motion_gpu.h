@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // GPU motion: the typed launcher of kernels/motion.hip (the SAD of cpu::motion_sad) and MotionGpu, the GpuFeature
 // that turns it into libvmaf's VMAF_integer_feature_motion_sad_score with the CPU reference's own
-// cpu::motion_score_from_sad. integer_motion2 / integer_motion3 stay in the scorer's in-order stage (cpu::MotionPost).
+// cpu::motion_score_from_sad, under any cpu::MotionOptions. integer_motion2 / integer_motion3 stay in the scorer's
+// in-order stage (cpu::MotionPost with the same options).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "cpu/motion.h"
 #include "hip/device.h"
 #include "hip/feature.h"
 #include "hip/kernels/motion_impl.h"
@@ -47,10 +49,17 @@ class MotionGpu final : public GpuFeature {
  public:
   static Status create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc, unsigned slots,
                        std::unique_ptr<MotionGpu>* out, const ModuleOptions& options = {});
+  // With libvmaf's motion options (checked as cpu::motion_check_options does).
+  static Status create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc, unsigned slots,
+                       const cpu::MotionOptions& opt, std::unique_ptr<MotionGpu>* out,
+                       const ModuleOptions& options = {});
 
   const char* name() const override { return "motion"; }
   size_t output_count() const override { return 1; }
-  // Without frame.prev_ref (the first frame) nothing is queued and finish() gives 0, as libvmaf.
+  // Frames come in stream order. Before the frame motion_frame_distance back exists (no frame.prev_ref; with the
+  // five-frame window also the first frame that has one) and with motion_force_zero nothing is queued and finish()
+  // gives 0, as libvmaf. With the five-frame window a later frame without frame.prev_prev_ref is refused
+  // (Errc::unsupported): the pipeline does not keep that picture.
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
@@ -63,6 +72,8 @@ class MotionGpu final : public GpuFeature {
   MotionSad sad_;
   uint32_t width_ = 0, height_ = 0;
   unsigned bpc_ = 8;
+  cpu::MotionOptions opt_;
+  uint64_t with_prev_ = 0;   // frames in a row that had a previous reference
   DeviceBuffer acc_;         // one uint64 per slot
   PinnedBuffer readback_;    // one uint64 per slot
   std::vector<uint8_t> has_prev_;

@@ -117,7 +117,7 @@ class ScorerImpl final : public Scorer {
   std::vector<StageSlot> stages_;
   std::vector<ModelSlot> models_;
   std::vector<std::string> score_names_, model_names_;
-  bool keeps_prev_ref_ = false;
+  unsigned frames_back_ = 0;  // previous references the temporal features read: 0, 1 or 2
   Backend backend_kind_ = Backend::cpu;
   std::unique_ptr<features::Backend> backend_;
   size_t capacity_ = 3;
@@ -211,6 +211,18 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
     const features::FeatureDesc* desc = features::find(fr.name);
     if (!desc || !desc->implemented())
       return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
+    // An extra feature the picture is too small for is left out with one warning, the other scores kept (a model's
+    // feature is required: add_feature fails naming the minimum). libvmaf 3.2 stops the whole run instead.
+    features::Options o;
+    VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
+    if (desc->check) {
+      if (Status size = desc->check(o, geometry_.ref); !size) {
+        if (cfg_.on_notice)
+          cfg_.on_notice(NoticeLevel::warning, fr.name + " left out: " + size.message(),
+                         "the picture is " + geometry_text(geometry_.ref) + "; the other scores are kept");
+        continue;
+      }
+    }
     VMAFX_TRY(add_feature(*desc, fr.options, "feature " + fr.name));
   }
 
@@ -220,7 +232,7 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
     std::vector<size_t> cols;
     for (const auto& o : inst.outputs) cols.push_back(collector_.add_column(o));
     feature_columns_.push_back(std::move(cols));
-    if (inst.desc->reads & features::kReadsPrevRef) keeps_prev_ref_ = true;
+    frames_back_ = std::max(frames_back_, inst.desc->references_back(inst.options));
   }
   for (size_t i = 0; i < plan_.features.size(); i++) {
     const features::Instance& inst = plan_.features[i];
@@ -249,7 +261,7 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
   VMAFX_TRY(scoring::select_backend(
       cfg_, plan_, [this](features::Frame* f, Status s) { frame_done(f, std::move(s)); }, &backend_,
       &backend_kind_));
-  capacity_ = std::max<size_t>(2, backend_->capacity());
+  capacity_ = std::max<size_t>(frames_back_ + 2, backend_->capacity());
   return Status::ok();
 }
 
@@ -296,9 +308,12 @@ Status ScorerImpl::submit(FramePair pair, bool block) {
     f.ref = pair.ref;
     f.dist = pair.dist;
     f.values.assign(plan_.value_count, NAN);
-    // The previous entry stays until this frame is computed when a temporal feature reads it (advance()).
-    if (keeps_prev_ref_ && !entries_.empty() && entries_.back()->frame.index + 1 == f.index)
-      f.prev_ref = &entries_.back()->frame.ref;
+    // The previous entries stay until this frame is computed when a temporal feature reads them (advance()).
+    const size_t n = entries_.size();
+    if (frames_back_ >= 1 && n >= 1 && entries_[n - 1]->frame.index + 1 == f.index)
+      f.prev_ref = &entries_[n - 1]->frame.ref;
+    if (frames_back_ >= 2 && n >= 2 && entries_[n - 2]->frame.index + 2 == f.index)
+      f.prev_prev_ref = &entries_[n - 2]->frame.ref;
     entry->timestamp = pair.timestamp;
     entry->user = pair.user;
     entry->release = std::move(pair.release);
@@ -345,15 +360,17 @@ void ScorerImpl::advance(std::unique_lock<std::mutex>& lk) {
     emit_final(final_upto);
     lk.lock();
     collected_++;
-    // Retire what nobody reads any more: everything collected, except the newest collected frame while a temporal
-    // feature reads it as the next frame's previous reference and that frame is not computed yet.
+    // Retire what nobody reads any more: every collected frame, except one that a temporal feature of a frame not
+    // computed yet reads as its previous reference (frames_back_ frames later).
     std::vector<std::function<void()>> releases;
     while (!entries_.empty()) {
       Entry& front = *entries_.front();
       if (front.frame.index >= collected_) break;
-      if (keeps_prev_ref_ && !flushing_) {
-        const bool successor_done = entries_.size() > 1 && entries_[1]->computed;
-        if (front.frame.index + 1 == collected_ && !successor_done) break;
+      if (frames_back_ > 0 && !flushing_) {
+        bool readers_done = true;
+        for (size_t k = 1; k <= frames_back_; k++)
+          readers_done = readers_done && entries_.size() > k && entries_[k]->computed;
+        if (!readers_done) break;
       }
       releases.push_back(std::move(front.release));
       entries_.pop_front();

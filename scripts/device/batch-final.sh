@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # GPU batch "final" (after scripts/device/stage.sh engine; carry [".devrun", ".devdata"]): every GPU test of the engine
 # (features, pipeline incl. frames mixing host and device pictures, scorer parity on the public clips, dma-buf import),
-# vmafx-score's whole-process time traced (tools/gpu_batch_cli_trace.sh) and the CPU path's speed at 1, 2 and 16
+# vmafx-score's whole-process time traced (scripts/device/batch-cli-trace.sh) and the CPU path's speed at 1, 2 and 16
 # threads on the GPU machine's 16 cores. Logs go to $OUT; summary lines to stdout. Ends inside one 10-minute call.
 set -u
 START=$(date +%s)
@@ -19,7 +19,7 @@ for t in "test_hip_device 60" "test_hip_psnr_sse 60" "test_hip_vif 110" "test_hi
 done
 left=$(( 420 - ($(date +%s) - START) ))
 if [ "$left" -gt 60 ]; then
-  timeout "$left" bash tools/gpu_batch_cli_trace.sh > "$OUT/cli_trace_stdout.txt" 2>&1
+  timeout "$left" bash scripts/device/batch-cli-trace.sh > "$OUT/cli_trace_stdout.txt" 2>&1
   echo "cli trace rc=$? $(( $(date +%s) - START ))s"
 else
   echo "cli trace: skipped (budget)"

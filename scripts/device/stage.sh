@@ -22,8 +22,8 @@ for kind in "${@:-engine}"; do
   case "$kind" in
     engine)  # GPU features, pipeline, scorer, bench, CLI: no GStreamer, all clips
       bins="$bins tests/gpu/test_hip_device tests/gpu/test_hip_psnr_sse tests/gpu/test_hip_vif tests/gpu/test_hip_adm
-            tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer tests/gpu/test_hip_dmabuf bench/bench-gpu
-            bench/bench-cpu tools/vmafx-score"
+            tests/gpu/test_hip_pipeline tests/gpu/test_hip_scorer tests/gpu/test_hip_dmabuf $(cd build-gpudev &&
+            ls tests/gpu/test_hip_* 2>/dev/null | grep -v '\.p$') bench/bench-gpu bench/bench-cpu tools/vmafx-score"
       clips="$clips a_ b_ c_ d_" ;;
     gst)     # the element on the GPU, dma-buf (engine and element), the CLI trace; needs .devcarry
       bins="$bins gst/libgstvmafxhip.so tests/gst/test_gst_hip tests/gst/test_gst_dmabuf tests/gpu/test_hip_dmabuf
@@ -45,7 +45,7 @@ staged=$(cd .devrun && find . -type f | sort)
 if [ -n "$staged" ]; then
   (cd .devrun && tar -cJf bins.tar.xz $staged && rm -f $staged && find . -mindepth 1 -type d -empty -delete)
 fi
-cp scripts/device/batch-*.sh tests/gl/gpu_batch.sh .devrun/
+cp scripts/device/batch-*.sh .devrun/
 mkdir -p .devdata/testdata
 rm -f .devdata/testdata/*.xz
 for p in $clips; do

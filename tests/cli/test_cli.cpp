@@ -180,7 +180,7 @@ TEST(Cli, BadInputFailsWithTheCause) {
       {"unwritable output", "-r " + ref + " -d " + dist + common + " --frame_cnt 2 --json -o /nonexistent/dir/x.json",
        "/nonexistent/dir/x.json"},
       {"bad number", "-r " + ref + " -d " + dist + " -w abc -h 240", "--width needs a non-negative integer"},
-      {"unknown feature", "-r " + ref + " -d " + dist + common + " --feature cambi", "unknown feature 'cambi'"},
+      {"unknown feature", "-r " + ref + " -d " + dist + common + " --feature psnr_hvs", "unknown feature 'psnr_hvs'"},
   };
   for (const auto& c : cases) {
     CliRun r = run(c.args);

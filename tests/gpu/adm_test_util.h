@@ -192,9 +192,9 @@ inline Reference run_reference(const PicturePair& pp, const cpu::AdmOptions& opt
   Reference ref;
   int w = int((pp.ref.w + 1) / 2), h = int((pp.ref.h + 1) / 2);
   float rfactor[4][3];
-  for (int s = 0; s < 4; ++s) cpu::adm_csf_factors(s, opt.norm_view_dist, opt.ref_display_height, rfactor[s]);
+  for (int s = 0; s < 4; ++s) cpu::adm_csf_factors(s, opt, rfactor[s]);
   uint16_t fixed0[3];
-  cpu::adm_fixed_factors_scale0(rfactor[0], opt.norm_view_dist, opt.ref_display_height, fixed0);
+  cpu::adm_fixed_factors_scale0(rfactor[0], opt, fixed0);
 
   ref.s0.alloc(w, h, int16_t(0x5a5a));
   std::vector<int16_t> tmp16(2 * size_t(pp.ref.w));
@@ -224,6 +224,22 @@ inline Reference run_reference(const PicturePair& pp, const cpu::AdmOptions& opt
                             tmp32.data());
       cpu::adm_dwt_scale123(ref.s0.plane(K::kDumpDistA), in_w, in_w, in_h, s, sp.bands(K::kDumpDistA, true),
                             tmp32.data());
+    } else if (s == 3 && (cpu::adm_small_axis(in_w) || cpu::adm_small_axis(in_h))) {
+      // libvmaf's reads before its buffers: its scale-0 csf_f band d (the CSF of r, or flt of a with adm_skip_aim,
+      // nothing with adm_skip_scale0), written over the tap rectangle only.
+      const int w0 = ref.s0.w, h0 = ref.s0.h;
+      std::vector<int16_t> csf_f(size_t(w0) * h0, 0);
+      if (!opt.skip_scale0) {
+        const int16_t* src = ref.s0.plane((opt.skip_aim ? K::kDumpFltDlm : K::kDumpCsfAim) + 2);
+        const cpu::AdmRect tap = cpu::adm_tap_rect(w0, h0);
+        for (int i = tap.top; i < tap.bottom; ++i)
+          for (int j = tap.left; j < tap.right; ++j) csf_f[size_t(i) * w0 + j] = src[size_t(i) * w0 + j];
+      }
+      std::vector<int32_t> row(static_cast<size_t>(in_w)), tmp(4 * static_cast<size_t>(in_w));
+      cpu::adm_small_ref_row_above(csf_f.data(), w0, w0, h0, in_w, row.data());
+      StagePlanes<int32_t>& prev = ref.s123[s - 2];
+      cpu::adm_dwt_scale3_small(prev.plane(K::kDumpRefA), prev.plane(K::kDumpDistA), in_w, in_w, in_h, row.data(),
+                                sp.bands(K::kDumpRefA, true), sp.bands(K::kDumpDistA, true), tmp.data());
     } else {
       StagePlanes<int32_t>& prev = ref.s123[s - 2];
       cpu::adm_dwt_scale123(prev.plane(K::kDumpRefA), in_w, in_w, in_h, s, sp.bands(K::kDumpRefA, true),

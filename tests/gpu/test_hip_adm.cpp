@@ -134,7 +134,9 @@ TEST(HipAdm, StagesMatchCpuOnSeededPictures) {
     ASSERT_OK(AdmGpu::create(dev, 64, 64, 8, cpu::AdmOptions{}, 1, &probe));
     std::printf("adm kernels from %s on %s\n", probe->module().origin().c_str(), dev->info().name.c_str());
   }
-  const Size sizes[] = {{33, 33}, {47, 35}, {97, 67}, {161, 121}, {333, 197}};
+  // 17..32 on an axis: libvmaf's reads before its buffers at scale 3 (adm_small_row_kernel and the small DWT).
+  const Size sizes[] = {{17, 17}, {24, 31}, {300, 18}, {19, 150}, {33, 33}, {47, 35}, {97, 67}, {161, 121},
+                        {333, 197}};
   uint32_t seed = 20261201;
   int pairs = 0;
   for (const Layout& lay : kLayouts) {
@@ -205,9 +207,32 @@ TEST(HipAdm, OptionsMatchCpu) {
   o.dlm_weight = 0.8;
   o.min_val = 0.3;
   cases.push_back({"noise weight 0.5, dlm weight 0.8, min val 0.3", o});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlend;
+  o.dlm_weight = 0.7;
+  o.enhn_gain_limit = 1.0;
+  o.noise_weight = 0.02;
+  o.min_val = 0.5;
+  cases.push_back({"v1 3d0h options (blend CSF)", o});
+  o.norm_view_dist = 1.5;
+  o.ref_display_height = 2160;
+  cases.push_back({"v1 1d5h_2160 options", o});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBlendMae;
+  o.norm_view_dist = 5.0;
+  cases.push_back({"refitted blend CSF at 5H", o});
+  o = {};
+  o.csf_mode = cpu::kAdmCsfBarten;
+  o.csf_scale = 0.02;
+  o.csf_diag_scale = 0.005;
+  cases.push_back({"Barten CSF", o});
+  o = {};
+  o.skip_aim = true;
+  o.csf_mode = cpu::kAdmCsfBlend;
+  cases.push_back({"skip aim, blend CSF (17..32: what libvmaf reads changes)", o});
   uint32_t seed = 31;
   for (const Case& c : cases) {
-    for (const Size& sz : {Size{97, 67}, Size{576, 324}}) {
+    for (const Size& sz : {Size{97, 67}, Size{576, 324}, Size{20, 29}}) {
       for (Pattern pat : {kNear, kEnhanced, kMixed}) {
         const PicturePair pp = make_pair(sz.w, sz.h, kLayouts[seed % 2 ? 0 : 4], pat, seed);
         const std::string what = std::string(c.name) + ", " + std::to_string(sz.w) + "x" + std::to_string(sz.h) +

@@ -2,6 +2,7 @@
 #include "support.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -149,6 +150,23 @@ Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, 
     if (out->frame_num[i] != i)
       return {Errc::io_error, p.oracle_path(model) + ": entry " + std::to_string(i) + " is frame " +
                                   std::to_string(out->frame_num[i])};
+  return Status::ok();
+}
+
+Status open_sample_pair(PairClips* out) {
+  static const std::string dir = [] {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string d = std::string(tmp && *tmp ? tmp : "/tmp") + "/vmafx_sample_" + std::to_string(::getpid());
+    const std::string cmd = "mkdir -p " + d + " && gunzip -c " + project_source_dir() +
+                            "/samples/sample_320x240_ref.yuv.gz > " + d + "/ref.yuv && gunzip -c " +
+                            project_source_dir() + "/samples/sample_320x240_dist.yuv.gz > " + d + "/dist.yuv";
+    return std::system(cmd.c_str()) == 0 ? d : std::string();
+  }();
+  if (dir.empty()) return {Errc::io_error, "could not unpack the sample pair of samples/"};
+  FormatInfo fmt;
+  VMAFX_TRY(parse_pixel_format("420", 8, &fmt));
+  VMAFX_TRY(out->ref.open(dir + "/ref.yuv", 320, 240, fmt));
+  VMAFX_TRY(out->dist.open(dir + "/dist.yuv", 320, 240, fmt));
   return Status::ok();
 }
 

@@ -89,6 +89,10 @@ Status open_pair_clips(const Pair& p, PairClips* out);
 // numbered 0, 1, 2, ... in order.
 Status load_pair_oracle(const Pair& p, const std::string& model, size_t frames, Oracle* out);
 
+// The shipped synthetic sample pair (samples/, 320x240 I420, 24 frames), unpacked once per process into the test's
+// temporary directory and opened. Needs no ../shared.
+Status open_sample_pair(PairClips* out);
+
 }  // namespace vmafx::test
 
 // ---- Scoring in tests: the scorer's frames collected as on_frame hands them out ----------------------------------

@@ -20,6 +20,7 @@ namespace vxadm = vmafx::hip::adm;
 VMAFX_KERNEL vxadm::adm_scale0_kernel_fn adm_scale0_kernel;
 VMAFX_KERNEL vxadm::adm_scale1_kernel_fn adm_scale1_kernel;
 VMAFX_KERNEL vxadm::adm_scale23_kernel_fn adm_scale23_kernel;
+VMAFX_KERNEL vxadm::adm_small_row_kernel_fn adm_small_row_kernel;
 VMAFX_KERNEL vxadm::adm_finish_kernel_fn adm_finish_kernel;
 
 namespace {
@@ -76,16 +77,38 @@ VMAFX_KERNEL void adm_scale1_kernel(const vx_i16* ref_in, const vx_i16* dist_in,
   scale_body<vx_i32>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane);
 }
 
-// Scales 2, 3: from the int32 band a of the previous scale. ref_a / dist_a are null at scale 3.
+// Scales 2, 3: from the int32 band a of the previous scale. ref_a / dist_a are null at scale 3. small_row: the
+// reference's row -1 of a scale 3 with p.small (adm_small_row_kernel's output), else unused.
 VMAFX_KERNEL void adm_scale23_kernel(const vx_i32* ref_in, const vx_i32* dist_in, vxadm::ScaleParams p,
-                                     vx_i32* ref_a, vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane) {
+                                     vx_i32* ref_a, vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane,
+                                     const vx_i32* small_row) {
   vxadm::BandSource<vx_i32> rs, ds;
   rs.band = ref_in;
   ds.band = dist_in;
   rs.w = ds.w = p.in_w;
   rs.h = ds.h = p.in_h;
   rs.scale = ds.scale = p.scale;
+  rs.small = ds.small = p.small;
+  rs.ref_band = ds.ref_band = ref_in;
+  rs.row_above = ds.row_above = small_row;
+  rs.dist = 0;
+  ds.dist = 1;
   scale_body<vx_i32>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane);
+}
+
+// Pictures of 17..32 on an axis: the reference's row -1 of scale 3 (vxadm::small_row_value), q.count values, one
+// block of any size striding over them. Reads only the pictures, so it may run before or after the scale kernels
+// but before scale 3.
+VMAFX_KERNEL void adm_small_row_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParams p0,
+                                       vxadm::SmallRowParams q, vx_i32* out) {
+  vxadm::PictureSource rs, ds;
+  rs.pic = ref;
+  ds.pic = dist;
+  rs.w = ds.w = p0.in_w;
+  rs.h = ds.h = p0.in_h;
+  rs.bpc = ds.bpc = p0.bpc;
+  for (int j = (int)vx_block_thread(); j < q.count; j += (int)vx_block_threads())
+    out[j] = vxadm::small_row_value(rs, ds, p0, q, j);
 }
 
 // The row sums of the four scales to 36 totals: block b = scale * kKinds + kind, kFinishThreads threads.

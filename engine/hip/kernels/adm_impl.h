@@ -74,6 +74,18 @@ struct ScaleParams {
   vx_i64 den_cub_round;
   double gain;                      // adm_enhn_gain_limit
   vx_u64 rows_offset;               // this scale's first row sum in the row buffer (kKinds * h of them)
+  vx_i32 small;                     // scale 3 of a picture of 17..32 on an axis: libvmaf's reads before its
+                                    // buffers (cpu::adm_small_axis; dwt123_small_at)
+};
+
+// The reference's row -1 at scale 3 for pictures of 17..32 samples high or wide (cpu::adm_small_ref_row_above): int16
+// pairs of libvmaf's scale-0 csf_f band d, recomputed from the pictures at the linear positions libvmaf reads.
+struct SmallRowParams {
+  vx_i32 w0, h0;                    // scale-0 band size
+  vx_i32 row_len;                   // libvmaf's int16 row length: w0 rounded up to 8
+  vx_i32 count;                     // values (scale 3's input width); 0: the picture has no small axis
+  vx_i32 left, top, right, bottom;  // where libvmaf writes its scale-0 CSF (cpu::adm_tap_rect)
+  vx_i32 mode;                      // 0: zeros (adm_skip_scale0); 1: csf of r (AIM pass); 2: flt of a (adm_skip_aim)
 };
 
 // The per-row rounding of the finishing kernel, for all four scales.
@@ -95,7 +107,9 @@ typedef void adm_scale0_kernel_fn(VxPlane ref, VxPlane dist, ScaleParams p, vx_i
 typedef void adm_scale1_kernel_fn(const vx_i16* ref_in, const vx_i16* dist_in, ScaleParams p, vx_i32* ref_a,
                                   vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane);
 typedef void adm_scale23_kernel_fn(const vx_i32* ref_in, const vx_i32* dist_in, ScaleParams p, vx_i32* ref_a,
-                                   vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane);
+                                   vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane,
+                                   const vx_i32* small_row);
+typedef void adm_small_row_kernel_fn(VxPlane ref, VxPlane dist, ScaleParams p0, SmallRowParams q, vx_i32* out);
 typedef void adm_finish_kernel_fn(const vx_u64* rows, FinishParams p, vx_u64* out);
 
 // ---- Integer helpers with the C compiler's wrap-around -------------------------------------------------------
@@ -200,6 +214,63 @@ VX_HD void dwt123_at(const In* src, int stride, int w, int h, int scale, int i, 
   out[1] = dwt123_lo(hi[0], hi[1], hi[2], hi[3], round_h, shift_h);
   out[2] = dwt123_hi(lo[0], lo[1], lo[2], lo[3], round_h, shift_h);
   out[3] = dwt123_hi(hi[0], hi[1], hi[2], hi[3], round_h, shift_h);
+}
+
+// Scale 3 where an input axis has 3 or 4 samples: libvmaf's index table gives output 0 the taps -1, 0, 1, 2, and what
+// it reads at -1 is its memory layout (see cpu::adm_small_axis): vertically the reference's row_above[c] and 0 for
+// the distorted picture; horizontally 0 before the reference low-pass row and the previous row's value at column
+// w - 1 before the others (reference high-pass, distorted low-pass, distorted high-pass). Bands at (i, j) of `dist`
+// or of the reference (ref, dis: band a of scale 2, w x h, dense rows).
+VX_HD int small_tap(int i, int k, int n) { return (i == 0 && k == 0 && (n == 3 || n == 4)) ? -1 : dwt_tap(i, k, n); }
+
+VX_HD void dwt3_small_vertical(const vx_i32* band, const vx_i32* row_above, int w, int h, int i, int c, vx_i32* lo,
+                               vx_i32* hi) {
+  vx_i64 u[4];
+  VX_ADM_UNROLL
+  for (int k = 0; k < 4; ++k) {
+    const int r = small_tap(i, k, h);
+    u[k] = r < 0 ? (row_above ? (vx_i64)row_above[c] : 0) : (vx_i64)band[r * w + c];
+  }
+  *lo = dwt123_lo(u[0], u[1], u[2], u[3], 32768, 16);
+  *hi = dwt123_hi(u[0], u[1], u[2], u[3], 32768, 16);
+}
+
+template <bool kAll>
+VX_HD void dwt123_small_at(const vx_i32* ref, const vx_i32* dis, const vx_i32* row_above, int w, int h, bool dist,
+                           int i, int j, vx_i32 out[4]) {
+  const vx_i32* own = dist ? dis : ref;
+  const vx_i32* own_above = dist ? 0 : row_above;
+  // The values libvmaf finds before its low- and high-pass rows (only needed where output column 0 reads -1).
+  vx_i32 before_lo = 0, before_hi = 0;
+  if (j == 0 && (w == 3 || w == 4)) {
+    vx_i32 rlo, rhi;
+    dwt3_small_vertical(ref, row_above, w, h, i, w - 1, &rlo, &rhi);
+    if (dist) {
+      vx_i32 dlo, dhi;
+      dwt3_small_vertical(dis, 0, w, h, i, w - 1, &dlo, &dhi);
+      before_lo = rhi;
+      before_hi = dlo;
+    } else {
+      before_lo = 0;
+      before_hi = rlo;
+    }
+  }
+  vx_i32 lo[4], hi[4];
+  VX_ADM_UNROLL
+  for (int k = 0; k < 4; ++k) {
+    const int c = small_tap(j, k, w);
+    if (c < 0) {
+      lo[k] = before_lo;
+      hi[k] = before_hi;
+    } else {
+      dwt3_small_vertical(own, own_above, w, h, i, c, &lo[k], &hi[k]);
+    }
+  }
+  out[0] = dwt123_lo(lo[0], lo[1], lo[2], lo[3], 16384, 15);
+  if (!kAll) return;
+  out[1] = dwt123_lo(hi[0], hi[1], hi[2], hi[3], 16384, 15);
+  out[2] = dwt123_hi(lo[0], lo[1], lo[2], lo[3], 16384, 15);
+  out[3] = dwt123_hi(hi[0], hi[1], hi[2], hi[3], 16384, 15);
 }
 
 // ---- Stage 2: decouple ----------------------------------------------------------------------------------------
@@ -439,11 +510,43 @@ template <class In>
 struct BandSource {
   const In* band;
   int w, h, scale;
+  // Scale 3 of a picture with a small axis (ScaleParams::small): the reference's band a, the reference's row -1
+  // (SmallRowParams) and which picture this is.
+  int small;
+  const vx_i32* ref_band;
+  const vx_i32* row_above;
+  int dist;
   template <bool kAll>
   VX_HD void dwt(int i, int j, vx_i32 out[4]) const {
-    dwt123_at<kAll>(band, w, w, h, scale, i, j, out);
+    if (small)
+      dwt123_small_at<kAll>(ref_band, (const vx_i32*)band, row_above, w, h, dist != 0, i, j, out);
+    else
+      dwt123_at<kAll>(band, w, w, h, scale, i, j, out);
   }
 };
+
+// Value j (0 .. count-1) of the reference's row -1 at scale 3: the int16 pair libvmaf reads as int32 at linear
+// positions 2j and 2j + 1 of its scale-0 csf_f band d row h0 - 2 (rows of row_len elements), each recomputed from
+// the pictures (DWT, decouple, CSF of band d), 0 where libvmaf never writes.
+template <class Src>
+VX_HD vx_i32 small_row_value(const Src& ref, const Src& dist, const ScaleParams& p0, const SmallRowParams& q, int j) {
+  vx_u32 half[2] = {0, 0};
+  VX_ADM_UNROLL
+  for (int e = 0; e < 2; ++e) {
+    const vx_i64 linear = (vx_i64)(q.h0 - 2) * q.row_len + 2 * j + e;
+    const int r = (int)(linear / q.row_len), c = (int)(linear % q.row_len);
+    if (q.mode == 0 || r >= q.h0 || c >= q.w0 || r < q.top || r >= q.bottom || c < q.left || c >= q.right) continue;
+    vx_i16 ob[4], tb[4], rr[3], aa[3];
+    ref.template dwt<true>(r, c, ob);
+    dist.template dwt<true>(r, c, tb);
+    const vx_i16 o[3] = {ob[1], ob[2], ob[3]};
+    const vx_i16 t[3] = {tb[1], tb[2], tb[3]};
+    decouple0(o, t, p0.gain, rr, aa);
+    const vx_i16 v = q.mode == 1 ? csf0(rr[2], p0.fixed[2], 2) : flt0(csf0(aa[2], p0.fixed[2], 2));
+    half[e] = (vx_u16)v;
+  }
+  return (vx_i32)(half[0] | (half[1] << 16));
+}
 
 // ---- The tile of the fused scale kernel, phase by phase -----------------------------------------------------
 // A block (bx, by) of threads (tx, ty) runs: tile_scores (uniform); if false, tile_band_a and done; else

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Tables of the CPU features' hot loops, one per instruction set. Every entry has the signature and the exact result
+// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h): the scalar one is the oracle, tests/checkasm
+// compares them on edge-biased inputs. An implementation may hand inputs it does not vectorise (tiny rows, chroma
+// interleaved with a step of 2, mixed byte widths, 16-bit samples where 32-bit lanes would overflow) to the scalar
+// function; the result is the same either way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/motion.h"
+#include "cpu/plane.h"
+#include "cpu/psnr.h"
+#include "cpu/simd/cpu_features.h"
+#include "cpu/ssim.h"
+#include "cpu/vif.h"
+
+namespace vmafx::cpu {
+
+struct VifKernels {
+  decltype(&vif_vertical_row) vertical_row;
+  decltype(&vif_horizontal_row) horizontal_row;
+  decltype(&vif_accumulate) accumulate;
+  decltype(&vif_decimate) decimate;
+  decltype(&vif_load_plane) load_plane;
+};
+
+struct MotionKernels {
+  decltype(&motion_blur_diff_row) blur_diff_row;
+  decltype(&motion_row_sad) row_sad;
+};
+
+struct PsnrKernels {
+  decltype(&psnr_plane_sse_scalar) plane_sse;
+};
+
+// Float SSIM / MS-SSIM (ssim.h): vectors across output pixels, every lane with the scalar order of operations.
+struct SsimKernels {
+  decltype(&plane_to_float_scalar) plane_to_float;
+  decltype(&decimate_scalar) decimate;
+  decltype(&ssim_gaussian_valid_scalar) gaussian_valid;
+  decltype(&ssim_moments_scalar) moments;
+  decltype(&ssim_pool_scalar) pool;
+};
+
+// The table of one level; nullptr when this build or this CPU lacks it. kernels_for(SimdLevel::scalar) is the
+// scalar functions themselves.
+const VifKernels* vif_kernels_for(SimdLevel level);
+const MotionKernels* motion_kernels_for(SimdLevel level);
+const PsnrKernels* psnr_kernels_for(SimdLevel level);
+const SsimKernels* ssim_kernels_for(SimdLevel level);
+
+// The table of simd_level() (never nullptr).
+const VifKernels& vif_kernels();
+const MotionKernels& motion_kernels();
+const PsnrKernels& psnr_kernels();
+const SsimKernels& ssim_kernels();
+
+// Per instruction set, defined in the files compiled for it (simd/x86_avx2.cpp, ...); only called when supported.
+namespace avx2 {
+extern const VifKernels kVif;
+extern const MotionKernels kMotion;
+extern const PsnrKernels kPsnr;
+extern const SsimKernels kSsim;
+}  // namespace avx2
+namespace avx512 {
+extern const VifKernels kVif;
+extern const MotionKernels kMotion;
+extern const PsnrKernels kPsnr;
+extern const SsimKernels kSsim;
+}  // namespace avx512
+namespace neon {
+extern const VifKernels kVif;
+extern const MotionKernels kMotion;
+extern const PsnrKernels kPsnr;
+extern const SsimKernels kSsim;
+}  // namespace neon
+
+}  // namespace vmafx::cpu

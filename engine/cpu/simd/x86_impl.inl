@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The kernels of one x86 instruction set, included by x86_avx2.cpp and x86_avx512.cpp after they have included every
+// header with inline code (kernels.h, the standard headers) and then switched the compiler's target to their set
+// (`#pragma GCC target`); VMAFX_SIMD_NS names the set. Everything below is compiled for that set and has internal
+// linkage except the tables, which are only read once simd_level_supported() said yes.
+#include <immintrin.h>
+
+namespace vmafx::cpu::VMAFX_SIMD_NS {
+
+namespace {
+#include "cpu/simd/vec_x86.h"
+#include "cpu/simd/vif_kernels.inl"
+#include "cpu/simd/motion_psnr_kernels.inl"
+#include "cpu/simd/ssim_kernels.inl"
+}  // namespace
+
+extern const VifKernels kVif = {vertical_row, horizontal_row, accumulate, decimate, load_plane};
+extern const MotionKernels kMotion = {blur_diff_row, row_sad};
+extern const PsnrKernels kPsnr = {plane_sse};
+extern const SsimKernels kSsim = {ssim_plane_to_float, ssim_decimate, gaussian_valid, moments, pool};
+
+}  // namespace vmafx::cpu::VMAFX_SIMD_NS

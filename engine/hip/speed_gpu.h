@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// SpEED chroma on the GPU (kernels/speed.hip), bit-exact with the CPU reference engine/cpu/speed.{h,cpp}: libvmaf's
+// speed_chroma_u, speed_chroma_v, speed_chroma_uv.
+//
+// Per frame, on the library stream, for the four chroma planes of the frame (reference and distorted Cb and Cr,
+// read in place from the frame's shared planes): the prescale (when speed_prescale resamples), the antialias filter
+// at every 16th sample, the local-mean subtraction, and one block per plane estimating the covariance, its
+// eigenvalues and the block variances; their read-back into the slot's pinned memory. finish() turns them into the
+// three scores with the CPU reference's own finishing (cpu::speed_channel_score, cpu::speed_combine), so the scores
+// equal the CPU's bit for bit. The filters and resampling tables are computed on the host once (cpu::speed_filters,
+// cpu::speed_scale_tables) and uploaded at create().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "cpu/speed.h"
+#include "hip/device.h"
+#include "hip/feature.h"
+#include "hip/kernels/speed_impl.h"
+#include "hip/module.h"
+#include "vmafx/picture.h"
+#include "vmafx/status.h"
+
+namespace vmafx::hip {
+
+// The kernels' constants for a chroma plane of the given size and options (validated as cpu::SpeedChroma::init).
+struct SpeedGpuParams {
+  cpu::SpeedDims dims;
+  speed::Dims kdims = {};
+  speed::Filters filters = {};
+  cpu::SpeedScaleTables tables;
+  size_t out_floats = 0;  // per image: kOutVariance + blocks
+};
+Status speed_gpu_params(uint32_t luma_w, uint32_t luma_h, Chroma chroma, unsigned bpc, const cpu::SpeedOptions& opt,
+                        SpeedGpuParams* out);
+// The estimate of one image from the kernel's output (out_floats floats).
+void speed_gpu_estimate(const float* out, const SpeedGpuParams& p, cpu::SpeedEstimate* e);
+
+class SpeedGpu final : public GpuFeature {
+ public:
+  static constexpr size_t kOutputs = 3;  // speed_chroma_u, speed_chroma_v, speed_chroma_uv
+
+  static Status create(std::shared_ptr<Device> device, uint32_t luma_w, uint32_t luma_h, Chroma chroma, unsigned bpc,
+                       const cpu::SpeedOptions& opt, unsigned slots, std::unique_ptr<SpeedGpu>* out,
+                       const ModuleOptions& module_options = {});
+
+  const char* name() const override { return "speed_chroma"; }
+  size_t output_count() const override { return kOutputs; }
+  // Reads frame.ref[1..2] and frame.dist[1..2] (the pipeline must carry chroma: FeatureNeeds::chroma).
+  Status enqueue(const FramePlanes& frame, unsigned slot) override;
+  Status finish(unsigned slot, double* out) override;
+
+  // After the slot's work has finished: the estimates of ref U, ref V, dist U, dist V (tests).
+  Status estimates(unsigned slot, cpu::SpeedEstimate out[speed::kImages]) const;
+  // Tests: the decimated and the mean-subtracted images of the last frame queued (waits for the stream).
+  Status read_stages(std::vector<float>* dec, std::vector<float>* ms);
+
+  const Module& module() const { return module_; }
+  const SpeedGpuParams& params() const { return params_; }
+
+ private:
+  SpeedGpu() = default;
+
+  std::shared_ptr<Device> device_;
+  Module module_;
+  Kernel prescale_k_, dec_k_, mean_k_, estimate_k_;
+  uint32_t luma_w_ = 0, luma_h_ = 0;
+  unsigned bpc_ = 0;
+  cpu::SpeedOptions opt_;
+  unsigned slots_ = 0;
+  SpeedGpuParams params_;
+  DeviceBuffer tables_;   // x index, x weight, y index, y weight
+  DeviceBuffer scaled_;   // 4 prescaled images (with a prescale)
+  DeviceBuffer dec_, ms_;  // 4 decimated images, and with the local mean subtracted
+  DeviceBuffer work_;     // 4 x 3 x kN x blocks
+  DeviceBuffer out_;      // 4 x out_floats
+  PinnedBuffer readback_;  // 4 x out_floats per slot
+};
+
+}  // namespace vmafx::hip
