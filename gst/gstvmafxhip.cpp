@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "gstvmafxhipcuda.h"  // CUDA hook: memory:CUDAMemory input
 #include "gstvmafxhipdmabuf.h"
 #include "gstvmafxhipgl.h"
 #include "gstvmafxhipimport.h"
@@ -74,6 +75,7 @@ enum {
   PROP_ALLOW_COPY,
   PROP_FRAMES_COPIED,
   PROP_GL_STATS,
+  PROP_CUDA_STATS,  // CUDA hook
 };
 
 // GEnum values of the enum properties; their nicks are what gst-launch and gst_util_set_object_arg take.
@@ -237,6 +239,7 @@ struct Session {
   std::unique_ptr<vmafx::Scorer> scorer;
   std::unique_ptr<vg::DmaBufInput> dmabuf;  // memory:DMABuf import, made at the first dma-buf frame
   vg::GlInputs gl;  // memory:GLMemory input, per pad, made at its first GL frame (gstvmafxhipgl.h)
+  vg::CudaInputs cuda;  // CUDA hook: memory:CUDAMemory input, made at the first CUDA frame (gstvmafxhipcuda.h)
   vmafx::VideoGeometry geometry;
   std::vector<std::string> fields;  // message field of each engine score column
 
@@ -279,12 +282,13 @@ namespace {
 constexpr const char* kCaps =
     GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS) "; " GST_VMAFXHIP_DMABUF_CAPS GST_VMAFXHIP_GL_CAPS_APPEND;
 
-GstStaticPadTemplate src_template =
-    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(kCaps));
-GstStaticPadTemplate ref_template =
-    GST_STATIC_PAD_TEMPLATE("ref_sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(kCaps));
-GstStaticPadTemplate dist_template =
-    GST_STATIC_PAD_TEMPLATE("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(kCaps));
+// CUDA hook: the pad templates are made at class_init, with memory:CUDAMemory only where GStreamer's CUDA library
+// opens (gstvmafxhipcuda.h).
+void add_pad_template(GstElementClass* klass, const char* name, GstPadDirection dir, GType pad_type) {
+  GstCaps* caps = gst_caps_from_string((std::string(kCaps) + vg::cuda_caps_append()).c_str());
+  gst_element_class_add_pad_template(klass, gst_pad_template_new_with_gtype(name, dir, GST_PAD_ALWAYS, caps, pad_type));
+  gst_caps_unref(caps);
+}
 
 Session& session(GstVmafxhip* self) { return self->state->session; }
 
@@ -384,6 +388,7 @@ void end_session_scoring(Session& s) {
   if (s.dmabuf) (void)s.dmabuf->close();  // after the scorer let go: releases behind the GPU run
   s.dmabuf.reset();
   s.gl.reset();
+  s.cuda.reset();  // CUDA hook: after the scorer let go: releases behind the GPU run
   s.fields.clear();
   s.last_dist = nullptr;
   s.last_dist_pts = GST_CLOCK_TIME_NONE;
@@ -412,6 +417,7 @@ vmafx::ScorerConfig scorer_config(GstVmafxhip* self) {
   cfg.backend = to_backend(a.backend);
   cfg.vendor = to_vendor(a.vendor);
   cfg.device_id = a.device_id;
+  vg::cuda_scorer_device(GST_ELEMENT(self), &cfg.vendor, &cfg.device_id);  // CUDA hook: score where CUDA frames are
   cfg.on_notice = [self](vmafx::NoticeLevel, const std::string& notice, const std::string&) {
     Session& s = session(self);
     if (s.notice_posted) return;
@@ -733,10 +739,40 @@ Status import_gl(GstVmafxhip* self, unsigned pad, GstBuffer* buf, const GstVideo
   return st;
 }
 
+// CUDA hook: CUDA frames of either pad through the session's CUDA input (gstvmafxhipcuda.h).
+Status import_cuda(GstVmafxhip* self, GstBuffer* buf, const GstVideoInfo& info, vg::ImportedPicture* out) {
+  Session& s = session(self);
+  vg::CudaInput::Config c;
+  c.scorer = s.scorer->backend();
+  c.vendor = to_vendor(s.active.vendor);
+  c.device_id = s.active.device_id;
+  vg::cuda_scorer_device(GST_ELEMENT(self), &c.vendor, &c.device_id);
+  c.allow_copy = s.active.allow_copy;
+  if (c.scorer == vmafx::Backend::hip && (s.active.ssim || s.active.ms_ssim))
+    c.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
+  c.on_notice = [self](const std::string& text, bool warning) {
+    vg::post_status(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
+                    {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, Status(Errc::unsupported, text),
+                    __FILE__, "import_cuda", __LINE__);
+  };
+  const uint64_t copied = s.cuda.frames_copied();
+  Status st = s.cuda.import(c, buf, info, out);
+  self->state->frames_copied.fetch_add(s.cuda.frames_copied() - copied, std::memory_order_relaxed);
+  return st;
+}
+
+// The element's CUDA settings (context sharing), read under the settings lock.
+vg::CudaSettings cuda_settings(GstVmafxhip* self) {  // CUDA hook
+  std::lock_guard<std::mutex> lk(self->state->settings_mu);
+  const Settings& s = self->state->settings;
+  return {to_backend(s.backend), to_vendor(s.vendor), s.device_id};
+}
+
 // dma-buf frames go through the session's importer (gstvmafxhipdmabuf.h), GL frames through the session's GL inputs,
 // other memory through import_picture.
 Status import_any(GstVmafxhip* self, unsigned pad, GstCaps* caps, GstBuffer* buf, const GstVideoInfo& info,
                   vg::ImportedPicture* out) {
+  if (vg::is_cuda_caps(caps)) return import_cuda(self, buf, info, out);  // CUDA hook
   const vg::MemoryPath path = vg::memory_path_for_caps(caps);
   if (path == vg::MemoryPath::gl) return import_gl(self, pad, buf, info, out);
   if (path != vg::MemoryPath::dmabuf) return vg::import_picture(path, buf, info, out);
@@ -882,6 +918,7 @@ GstCaps* allowed_caps(GstVmafxhip* self, GstPad* pad, GstCaps* filter) {
 gboolean vmafxhip_sink_query(GstAggregator* agg, GstAggregatorPad* pad, GstQuery* query) {
   auto* self = GST_VMAFXHIP(agg);
   if (vg::gl_pad_query(GST_ELEMENT(agg), GST_PAD(pad), query)) return TRUE;  // GL context; GL sync meta: chains on
+  if (vg::cuda_pad_query(GST_ELEMENT(agg), GST_PAD(pad), query, cuda_settings(self))) return TRUE;  // CUDA hook
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_CAPS: {
       GstCaps* filter;
@@ -907,16 +944,20 @@ gboolean vmafxhip_sink_query(GstAggregator* agg, GstAggregatorPad* pad, GstQuery
 // GL context negotiation (gstvmafxhipgl.h): CONTEXT queries on the src pad, GL caps arriving, set_context.
 gboolean vmafxhip_src_query(GstAggregator* agg, GstQuery* query) {
   if (vg::gl_pad_query(GST_ELEMENT(agg), GST_AGGREGATOR_SRC_PAD(agg), query)) return TRUE;
+  if (vg::cuda_pad_query(GST_ELEMENT(agg), GST_AGGREGATOR_SRC_PAD(agg), query, cuda_settings(GST_VMAFXHIP(agg))))
+    return TRUE;  // CUDA hook
   return GST_AGGREGATOR_CLASS(parent_class)->src_query(agg, query);
 }
 
 gboolean vmafxhip_sink_event(GstAggregator* agg, GstAggregatorPad* pad, GstEvent* event) {
   vg::gl_sink_event(GST_ELEMENT(agg), event);
+  vg::cuda_sink_event(GST_ELEMENT(agg), GST_PAD(pad), event, cuda_settings(GST_VMAFXHIP(agg)));  // CUDA hook
   return GST_AGGREGATOR_CLASS(parent_class)->sink_event(agg, pad, event);
 }
 
 void vmafxhip_set_context(GstElement* element, GstContext* context) {
   vg::gl_set_context(element, context);
+  vg::cuda_set_context(element, context, cuda_settings(GST_VMAFXHIP(element)));  // CUDA hook
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
@@ -973,6 +1014,10 @@ void vmafxhip_set_property(GObject* object, guint prop_id, const GValue* value, 
 
 void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
+  if (prop_id == PROP_CUDA_STATS) {  // CUDA hook
+    g_value_take_boxed(value, self->state->session.cuda.stats_structure());
+    return;
+  }
   if (prop_id == PROP_GL_STATS) {
     g_value_take_boxed(value, self->state->session.gl.stats_structure());
     return;
@@ -1108,7 +1153,8 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
 
   install_bool(gobject_class, PROP_ALLOW_COPY, "allow-copy",
                "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped on the host and uploaded; GL "
-               "textures the GL check refuses: downloaded through GL); false: such input is an error naming the reason",
+               "textures the GL check refuses: downloaded through GL; CUDA memory of another context or GPU: copied "
+               "on the device, or downloaded for a CPU scorer); false: such input is an error naming the reason",
                true);
   g_object_class_install_property(
       gobject_class, PROP_FRAMES_COPIED,
@@ -1124,9 +1170,17 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
                          "from system memory when the element mapped them); null before any GL frame",
                          GST_TYPE_STRUCTURE, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
 
-  gst_element_class_add_static_pad_template_with_gtype(element_class, &src_template, GST_TYPE_AGGREGATOR_PAD);
-  gst_element_class_add_static_pad_template_with_gtype(element_class, &ref_template, GST_TYPE_VMAFXHIP_PAD);
-  gst_element_class_add_static_pad_template_with_gtype(element_class, &dist_template, GST_TYPE_VMAFXHIP_PAD);
+  g_object_class_install_property(  // CUDA hook
+      gobject_class, PROP_CUDA_STATS,
+      g_param_spec_boxed("cuda-stats", "CUDA input statistics",
+                         "memory:CUDAMemory input of both pads: path (in place / device copy / download and why), "
+                         "frames, in-place, device-copies, host-copies, stream-waits, host-waits, pending-releases; "
+                         "null before any CUDA frame",
+                         GST_TYPE_STRUCTURE, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+
+  add_pad_template(element_class, "src", GST_PAD_SRC, GST_TYPE_AGGREGATOR_PAD);  // CUDA hook (pad templates)
+  add_pad_template(element_class, "ref_sink", GST_PAD_SINK, GST_TYPE_VMAFXHIP_PAD);
+  add_pad_template(element_class, "dist_sink", GST_PAD_SINK, GST_TYPE_VMAFXHIP_PAD);
   gst_element_class_set_static_metadata(element_class, "VMAF video quality", "Filter/Analyzer/Video",
                                         "Scores distorted video against its reference with VMAF, PSNR, SSIM and "
                                         "MS-SSIM (libvmaf's numbers), on the CPU or the GPU",

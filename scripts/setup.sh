@@ -13,6 +13,9 @@ VMAFX_PACKAGES=(
   # GStreamer element and the pipelines
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-gl libepoxy-dev
+  # memory:CUDAMemory: GStreamer's CUDA library (libgstcuda-1.0, opened at run time; its headers for the build-only
+  # ABI check) and -bad's x265enc / h264parse / h265parse for the NVDEC test streams (scripts/make-nvdec-streams.sh)
+  libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
   # GL tests (Mesa under Xvfb), leak checks
   xvfb xauth libgl1-mesa-dri valgrind
   # AMD kernels (hipcc --genco) and HIP headers; NVIDIA kernels use nvcc from /usr/local/cuda when present
@@ -20,6 +23,10 @@ VMAFX_PACKAGES=(
   # arm64 NEON kernels: cross-built and checked under qemu-user (scripts/check_arm64.sh, suite checkasm)
   g++-aarch64-linux-gnu qemu-user-static
 )
+# The Debian package build test (VMAFX_TEST_DEB=1, tests/cli/test_debian.py) runs dpkg-buildpackage.
+if [ "${VMAFX_TEST_DEB:-0}" = 1 ]; then
+  VMAFX_PACKAGES+=(debhelper dpkg-dev)
+fi
 
 vmafx_missing_packages() {
   local p missing=()

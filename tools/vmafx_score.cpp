@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// vmafx-score: scores a reference/distorted pair of .yuv or .y4m files with the vmafx engine, with options modelled
-// on libvmaf's `vmaf` tool, and writes libvmaf's results files.
+// vmafx-score: scores a reference/distorted pair of raw or .y4m videos with the vmafx engine, with libvmaf's `vmaf`
+// tool's options (docs/cli.md lists each with its status) and its results files.
+//
+// Streams as libvmaf's: stderr carries everything a person reads (errors, notices, the progress meter on a
+// terminal, the pooled scores); stdout only what --per-frame asks for. Exit status 0, or 1 with one line naming the
+// cause.
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <cinttypes>
 #include <cmath>
 #include <condition_variable>
@@ -19,10 +28,11 @@
 #include <thread>
 #include <vector>
 
+#include "cli_options.h"
+#include "trace.h"
 #include "vmafx/model.h"
 #include "vmafx/output.h"
 #include "vmafx/scorer.h"
-#include "trace.h"
 #include "yuv_reader.h"
 
 using namespace vmafx;
@@ -31,46 +41,68 @@ namespace {
 
 constexpr const char* kVersion = "0.1.0";
 
+// A model file is read whole before it is parsed: only a regular file of at most this size (the largest model
+// libvmaf ships, vmaf_b_v0.6.3.json, has 0.4 MB), so that "-m path=/dev/zero" fails at once instead of filling
+// the memory.
+constexpr uint64_t kMaxModelFileBytes = uint64_t(16) << 20;
+
+constexpr uint64_t kMaxThreads = 4096;  // sanity bound of --threads; the engine caps it further (with a notice)
+
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: vmafx-score -r REF -d DIST [options]\n\n"
-               " --reference/-r PATH        reference .yuv or .y4m\n"
-               " --distorted/-d PATH        distorted .yuv or .y4m\n"
-               " --width/-w N --height/-h N picture size (raw .yuv)\n"
-               " --pixel_format/-p FMT      420, 422, 444, 400, or a layout: i420 yv12 nv12 nv21 p010 p016\n"
-               " --bitdepth/-b N            8, 10, 12 or 16 (default 8)\n"
-               " --model/-m PARAMS          colon-separated: version=NAME | path=FILE, name=LABEL, disable_clip,\n"
-               "                            enable_transform (default version=vmaf_v0.6.1); a bare NAME or FILE works\n"
-               " --feature NAME             extra feature: psnr, float_ssim, float_ms_ssim (repeatable)\n"
-               " --subsample N              score every N-th frame\n"
-               " --threads N                CPU worker threads\n"
-               " --frame_cnt N              score at most N frames\n"
+               " --reference/-r PATH        reference: raw video or .y4m (told apart by the header, not the name)\n"
+               " --distorted/-d PATH        distorted: raw video or .y4m\n"
+               " --width/-w N --height/-h N picture size of raw input (1..%u; checked against a .y4m header)\n"
+               " --pixel_format/-p FMT      420 (default), 422, 444, 400, or a layout: i420 yv12 nv12 nv21 p010 p016\n"
+               " --bitdepth/-b N            8, 10, 12 or 16 (default: 8; 10 for p010, 16 for p016)\n"
+               " --model/-m PARAMS          colon-separated, repeatable: version=NAME | path=FILE, name=COLUMN,\n"
+               "                            disable_clip, enable_transform, EXTRACTOR.OPTION=VALUE\n"
+               "                            (default version=vmaf_v0.6.1)\n"
+               " --feature NAME[=OPT=VAL:OPT=VAL...]  extra feature extractor (repeatable)\n"
+               " --aom_ctc VERSION          AOM CTC preset (v1.0 .. v7.0), as libvmaf defines it\n"
+               " --nflx_ctc VERSION         Netflix CTC preset (v1.0), as libvmaf defines it\n"
+               " --subsample N              score every N-th frame (default 1)\n"
+               " --threads N                CPU worker threads (default 0: the calling thread)\n"
+               " --cpumask MASK             CPU instruction sets to leave out (libvmaf's bits: 1 SSE2, 2 SSSE3,\n"
+               "                            4 SSE4.1, 8 AVX2, 16 AVX-512, 32 AVX-512 ICL)\n"
+               " --gpumask MASK             non-zero: no GPU (libvmaf's meaning); 0: default\n"
+               " --frame_cnt N              score at most N frames (default 0: all)\n"
                " --frame_skip_ref N         skip the first N reference frames\n"
                " --frame_skip_dist N        skip the first N distorted frames\n"
                " --output/-o PATH           results file\n"
                " --xml | --json | --csv | --sub   results format (default xml, as libvmaf)\n"
-               " --no_prediction/-n         features only, no model\n"
+               " --no_prediction/-n         features only: the models' features, no score\n"
+               " --quiet/-q                 no progress meter; no pooled scores when -o is given\n"
+               " --version/-v               print the version and exit\n"
+               "vmafx-score's own:\n"
                " --backend auto|cpu|hip     where features run (default auto)\n"
                " --vendor auto|amd|nvidia   GPU runtime (default auto)\n"
                " --device N                 GPU index (default: first usable)\n"
-               " --per-frame                print every frame's scores\n"
-               " --quiet/-q                 print nothing but errors\n"
-               " --version/-v               print the version\n");
+               " --per-frame                print every frame's scores to stdout\n"
+               " --help                     print this and exit\n",
+               unsigned(tools::kMaxDimension));
+}
+
+// Set while the progress meter's line is open on stderr (no newline after it yet).
+bool g_meter_line_open = false;
+
+void close_meter_line() {
+  if (g_meter_line_open) std::fputc('\n', stderr);
+  g_meter_line_open = false;
 }
 
 int fail(const std::string& msg) {
+  close_meter_line();
   std::fprintf(stderr, "vmafx-score: %s\n", msg.c_str());
   return 1;
 }
 
-bool parse_uint(const char* s, unsigned long* out) {
-  char* end = nullptr;
-  errno = 0;
-  unsigned long v = std::strtoul(s, &end, 10);
-  if (errno || !end || *end || s[0] == '-' || s[0] == 0) return false;
-  *out = v;
-  return true;
+void warn(const std::string& msg) {
+  close_meter_line();
+  std::fprintf(stderr, "vmafx-score: %s\n", msg.c_str());
 }
+
 
 // A free list of frame buffers: the scorer returns each buffer through the release callback of its frame.
 class BufferPool {
@@ -181,49 +213,6 @@ class ReadAhead {
   std::thread thread_;
 };
 
-struct Options {
-  std::string ref, dist, output, pix_fmt = "420";
-  unsigned long width = 0, height = 0, bitdepth = 8;
-  std::string model = "vmaf_v0.6.1", model_label;
-  bool disable_clip = false, enable_transform = false, no_prediction = false;
-  std::vector<std::string> features;
-  unsigned long subsample = 1, threads = 0, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
-  ResultsFormat format = ResultsFormat::xml;
-  Backend backend = Backend::auto_select;
-  Vendor vendor = Vendor::auto_select;
-  long device = -1;
-  bool per_frame = false, quiet = false;
-};
-
-// Parses libvmaf's --model syntax.
-bool parse_model(const std::string& arg, Options* o, std::string* err) {
-  size_t pos = 0;
-  while (pos <= arg.size()) {
-    size_t end = arg.find(':', pos);
-    if (end == std::string::npos) end = arg.size();
-    const std::string kv = arg.substr(pos, end - pos);
-    pos = end + 1;
-    if (kv.empty()) continue;
-    const size_t eq = kv.find('=');
-    const std::string key = kv.substr(0, eq);
-    const std::string val = eq == std::string::npos ? "" : kv.substr(eq + 1);
-    if (key == "version" || key == "path") {
-      o->model = val;
-    } else if (key == "name") {
-      o->model_label = val;
-    } else if (key == "disable_clip") {
-      o->disable_clip = val.empty() || val == "true";
-    } else if (key == "enable_transform") {
-      o->enable_transform = val.empty() || val == "true";
-    } else if (eq == std::string::npos) {
-      o->model = key;  // bare version name or path
-    } else {
-      *err = "unsupported model parameter '" + key + "'";
-      return false;
-    }
-  }
-  return true;
-}
 
 // Notices of the scorer (e.g. "no GPU: scoring on the CPU"), held while the scorer starts on its own thread and
 // printed once main() has it, so that stderr reads as when the scorer was created in main().
@@ -355,9 +344,307 @@ constexpr uint64_t kPrefetchWindow = uint64_t(1) << 30;
 
 unsigned prefetch_threads() {
   const char* v = std::getenv("VMAFX_PREFETCH");
-  unsigned long n = kPrefetchThreads;
-  if (v && *v && parse_uint(v, &n)) return unsigned(std::min<unsigned long>(n, 16));
+  uint64_t n = kPrefetchThreads;
+  if (v && *v && tools::parse_uint(v, 0, UINT64_MAX, "VMAFX_PREFETCH", &n)) return unsigned(std::min<uint64_t>(n, 16));
   return kPrefetchThreads;
+}
+
+// ---- checks made before any frame is read ----
+
+std::string errno_text() { return std::strerror(errno); }
+
+// A model given by path: a regular file no larger than kMaxModelFileBytes.
+Status check_model_file(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return {Errc::model_error, "cannot open model file " + path + ": " + errno_text()};
+  if (!S_ISREG(st.st_mode)) return {Errc::model_error, "model file " + path + " is not a regular file"};
+  if (uint64_t(st.st_size) > kMaxModelFileBytes)
+    return {Errc::model_error, "model file " + path + " has " + std::to_string(st.st_size) + " bytes, more than the " +
+                                   std::to_string(kMaxModelFileBytes >> 20) + " MiB a model file may have"};
+  return Status::ok();
+}
+
+// Every model exists: a built-in version, or a path checked by check_model_file().
+Status check_models(const tools::Selection& sel) {
+  for (const auto& m : sel.models) {
+    if (!m.version.empty()) {
+      if (!Model::is_builtin(m.version)) {
+        std::string all;
+        for (const auto& n : Model::builtin_names()) all += (all.empty() ? "" : ", ") + n;
+        return {Errc::model_error, "--model: '" + m.version + "' is not a built-in model version (built in: " + all +
+                                       "; a file is path=FILE)"};
+      }
+    } else {
+      VMAFX_TRY(check_model_file(m.path));
+    }
+  }
+  return Status::ok();
+}
+
+bool same_file(const struct stat& a, const std::string& path) {
+  struct stat b;
+  return stat(path.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// The results file can be written: opened for writing now (created and removed again if it did not exist), so that
+// a bad path fails before the scoring, not after it. Never one of the inputs.
+Status check_output_path(const std::string& path, const std::string& ref, const std::string& dist) {
+  struct stat st;
+  const bool exists = stat(path.c_str(), &st) == 0;
+  if (exists) {
+    if (S_ISDIR(st.st_mode)) return {Errc::io_error, "results file " + path + " is a directory"};
+    if (same_file(st, ref) || same_file(st, dist))
+      return {Errc::invalid_argument, "results file " + path + " is one of the inputs"};
+    if (S_ISFIFO(st.st_mode)) return Status::ok();  // opening it would wait for a reader
+  }
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) return {Errc::io_error, "cannot write results file " + path + ": " + errno_text()};
+  ::close(fd);
+  if (!exists) ::unlink(path.c_str());
+  return Status::ok();
+}
+
+// ---- the progress meter ----
+
+// On a terminal (stderr) unless -q: frames scored so far, frames per second and, when the inputs' sizes tell how
+// many frames there are, the total and the time left. Redrawn in place at most every 100 ms.
+class Meter {
+ public:
+  Meter(bool on, uint64_t total) : on_(on), total_(total) {}
+  void frame(uint64_t done) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (done == 1) start_ = now;
+    if (done != 1 && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    draw(done, now);
+  }
+  // After the last frame: the final count, and the line ended.
+  void finish(uint64_t done) {
+    if (!on_ || done == 0) return;
+    if (done != drawn_) draw(done, std::chrono::steady_clock::now());
+    close_meter_line();
+  }
+
+ private:
+  void draw(uint64_t done, std::chrono::steady_clock::time_point now) {
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    // Frames after the first over the time since the first.
+    const double fps = done > 1 && secs > 0 ? double(done - 1) / secs : 0;
+    char line[160];
+    int n = 0;
+    if (total_ >= done && total_ > 0)
+      n = std::snprintf(line, sizeof line, "\r%" PRIu64 "/%" PRIu64 " frames", done, total_);
+    else
+      n = std::snprintf(line, sizeof line, "\r%" PRIu64 " frame%s", done, done == 1 ? "" : "s");
+    if (fps > 0) n += std::snprintf(line + n, sizeof line - size_t(n), "  %.2f FPS", fps);
+    if (fps > 0 && total_ >= done && total_ > 0) {
+      const uint64_t left = uint64_t(double(total_ - done) / fps + 0.5);
+      n += std::snprintf(line + n, sizeof line - size_t(n), "  ETA %" PRIu64 ":%02" PRIu64 ":%02" PRIu64, left / 3600,
+                         left / 60 % 60, left % 60);
+    }
+    std::fprintf(stderr, "%s\033[K", line);
+    std::fflush(stderr);
+    g_meter_line_open = true;
+    drawn_ = done;
+  }
+
+  const bool on_;
+  const uint64_t total_;
+  std::chrono::steady_clock::time_point start_, last_;
+  uint64_t drawn_ = 0;  // the count on the line now
+};
+
+// ---- the command line ----
+
+struct Options {
+  std::string ref, dist, output;
+  bool output_given = false;
+  tools::InputParams given;  // -w -h -p -b
+  tools::Selection sel;
+  bool no_prediction = false;
+  uint64_t subsample = 1, threads = 0, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
+  uint64_t cpumask = 0, gpumask = 0;
+  bool cpumask_given = false;
+  ResultsFormat format = ResultsFormat::xml;
+  bool format_given = false;
+  Backend backend = Backend::auto_select;
+  bool backend_given = false;
+  Vendor vendor = Vendor::auto_select;
+  int device = -1;
+  bool per_frame = false, quiet = false;
+};
+
+enum class Parsed { run, exit_ok, error };
+
+Parsed parse_command_line(int argc, char** argv, Options* o) {
+  enum {
+    kXml = 256, kJson, kCsv, kSub, kThreads, kFeature, kSubsample, kCpumask, kGpumask, kAomCtc, kNflxCtc, kFrameCnt,
+    kSkipRef, kSkipDist, kBackend, kVendor, kDevice, kPerFrame, kHelp
+  };
+  static const option long_opts[] = {
+      {"reference", required_argument, nullptr, 'r'},   {"distorted", required_argument, nullptr, 'd'},
+      {"width", required_argument, nullptr, 'w'},       {"height", required_argument, nullptr, 'h'},
+      {"pixel_format", required_argument, nullptr, 'p'}, {"bitdepth", required_argument, nullptr, 'b'},
+      {"model", required_argument, nullptr, 'm'},       {"output", required_argument, nullptr, 'o'},
+      {"xml", no_argument, nullptr, kXml},              {"json", no_argument, nullptr, kJson},
+      {"csv", no_argument, nullptr, kCsv},              {"sub", no_argument, nullptr, kSub},
+      {"threads", required_argument, nullptr, kThreads}, {"feature", required_argument, nullptr, kFeature},
+      {"subsample", required_argument, nullptr, kSubsample}, {"cpumask", required_argument, nullptr, kCpumask},
+      {"gpumask", required_argument, nullptr, kGpumask}, {"aom_ctc", required_argument, nullptr, kAomCtc},
+      {"nflx_ctc", required_argument, nullptr, kNflxCtc}, {"frame_cnt", required_argument, nullptr, kFrameCnt},
+      {"frame_skip_ref", required_argument, nullptr, kSkipRef},
+      {"frame_skip_dist", required_argument, nullptr, kSkipDist},
+      {"no_prediction", no_argument, nullptr, 'n'},     {"version", no_argument, nullptr, 'v'},
+      {"quiet", no_argument, nullptr, 'q'},             {"backend", required_argument, nullptr, kBackend},
+      {"vendor", required_argument, nullptr, kVendor},  {"device", required_argument, nullptr, kDevice},
+      {"per-frame", no_argument, nullptr, kPerFrame},   {"help", no_argument, nullptr, kHelp},
+      {nullptr, 0, nullptr, 0}};
+  // getopt's own messages ("unrecognized option") are replaced by ours.
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, ":r:d:w:h:p:b:m:o:nvq", long_opts, nullptr)) != -1) {
+    const std::string name = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    Status s;
+    uint64_t v = 0;
+    auto number = [&](const char* what, uint64_t min, uint64_t max, uint64_t* dst) {
+      s = tools::parse_uint(optarg, min, max, what, dst);
+    };
+    auto nonempty = [&](const char* what, std::string* dst) {
+      if (!*optarg) s = {Errc::invalid_argument, std::string(what) + " needs a value, got an empty string"};
+      else *dst = optarg;
+    };
+    switch (c) {
+      case 'r': nonempty("--reference", &o->ref); break;
+      case 'd': nonempty("--distorted", &o->dist); break;
+      case 'w': number("--width", 1, tools::kMaxDimension, &v); o->given.width = uint32_t(v); break;
+      case 'h': number("--height", 1, tools::kMaxDimension, &v); o->given.height = uint32_t(v); break;
+      case 'p': nonempty("--pixel_format", &o->given.pixel_format); break;
+      case 'b':
+        number("--bitdepth", 8, 16, &v);
+        if (!s || (v != 8 && v != 10 && v != 12 && v != 16))
+          s = {Errc::invalid_argument, std::string("--bitdepth must be 8, 10, 12 or 16, not '") + optarg + "'"};
+        o->given.bit_depth = unsigned(v);
+        break;
+      case 'm': s = tools::add_model(optarg, &o->sel); break;
+      case 'o':
+        nonempty("--output", &o->output);
+        o->output_given = true;
+        break;
+      case kXml: o->format = ResultsFormat::xml; o->format_given = true; break;
+      case kJson: o->format = ResultsFormat::json; o->format_given = true; break;
+      case kCsv: o->format = ResultsFormat::csv; o->format_given = true; break;
+      case kSub: o->format = ResultsFormat::sub; o->format_given = true; break;
+      case kThreads: number("--threads", 0, kMaxThreads, &o->threads); break;
+      case kFeature: s = tools::add_feature(optarg, &o->sel); break;
+      case kSubsample: number("--subsample", 1, UINT32_MAX, &o->subsample); break;
+      case kCpumask: number("--cpumask", 0, UINT64_MAX, &o->cpumask); o->cpumask_given = true; break;
+      case kGpumask: number("--gpumask", 0, UINT64_MAX, &o->gpumask); break;
+      case kAomCtc: s = tools::apply_ctc(tools::Ctc::aom, optarg, &o->sel); break;
+      case kNflxCtc: s = tools::apply_ctc(tools::Ctc::nflx, optarg, &o->sel); break;
+      case kFrameCnt: number("--frame_cnt", 0, UINT64_MAX, &o->frame_cnt); break;
+      case kSkipRef: number("--frame_skip_ref", 0, UINT64_MAX, &o->skip_ref); break;
+      case kSkipDist: number("--frame_skip_dist", 0, UINT64_MAX, &o->skip_dist); break;
+      case 'n': o->no_prediction = true; break;
+      case 'q': o->quiet = true; break;
+      case 'v': std::fprintf(stderr, "vmafx-score %s\n", kVersion); return Parsed::exit_ok;  // stderr, as libvmaf
+      case kHelp: usage(stdout); return Parsed::exit_ok;
+      case kBackend:
+        o->backend_given = true;
+        if (!std::strcmp(optarg, "auto")) o->backend = Backend::auto_select;
+        else if (!std::strcmp(optarg, "cpu")) o->backend = Backend::cpu;
+        else if (!std::strcmp(optarg, "hip")) o->backend = Backend::hip;
+        else s = {Errc::invalid_argument, std::string("--backend must be auto, cpu or hip, not '") + optarg + "'"};
+        break;
+      case kVendor:
+        if (!std::strcmp(optarg, "auto")) o->vendor = Vendor::auto_select;
+        else if (!std::strcmp(optarg, "amd")) o->vendor = Vendor::amd;
+        else if (!std::strcmp(optarg, "nvidia")) o->vendor = Vendor::nvidia;
+        else s = {Errc::invalid_argument, std::string("--vendor must be auto, amd or nvidia, not '") + optarg + "'"};
+        break;
+      case kDevice: number("--device", 0, 255, &v); o->device = int(v); break;
+      case kPerFrame: o->per_frame = true; break;
+      case ':':
+        s = {Errc::invalid_argument, "option " + name + " needs a value"};
+        break;
+      default:
+        s = {Errc::invalid_argument, "unknown option " + name + " (--help lists them)"};
+        break;
+    }
+    if (!s) {
+      fail(s.message());
+      return Parsed::error;
+    }
+  }
+  if (optind < argc) {
+    fail(std::string("unexpected argument '") + argv[optind] + "'");
+    return Parsed::error;
+  }
+  if (o->ref.empty() || o->dist.empty()) {
+    usage(stderr);
+    fail("--reference and --distorted are required");
+    return Parsed::error;
+  }
+  if (Status s = tools::finish_selection(o->no_prediction, &o->sel); !s) {
+    fail(s.message());
+    return Parsed::error;
+  }
+  if (o->gpumask) {
+    if (o->backend_given && o->backend == Backend::hip) {
+      fail("--gpumask " + std::to_string(o->gpumask) + " leaves the GPU out (libvmaf's meaning) but --backend hip "
+           "asks for it");
+      return Parsed::error;
+    }
+    o->backend = Backend::cpu;
+  }
+  return Parsed::run;
+}
+
+// ---- the engine's configuration ----
+
+// -n: the features each model would have computed (the models are loaded for their feature lists only).
+Status no_prediction_features(const tools::Selection& sel, std::vector<FeatureRequest>* out) {
+  for (const auto& m : sel.models) {
+    Model model;
+    VMAFX_TRY(Model::load(m.request.model, &model));
+    std::vector<tools::ModelFeatureUse> uses;
+    for (const auto& f : model.features())
+      uses.push_back({f.extractor, OptionList(f.text_opts.begin(), f.text_opts.end())});
+    VMAFX_TRY(tools::add_model_features(uses, m, out));
+  }
+  return Status::ok();
+}
+
+// The engine's requests: the models (none with -n: their features are in `features` then) and the features.
+void engine_config(const tools::Selection& sel, bool no_prediction, const std::vector<FeatureRequest>& features,
+                   ScorerConfig* cfg) {
+  cfg->models.clear();
+  if (!no_prediction)
+    for (const auto& m : sel.models) cfg->models.push_back(m.request);
+  cfg->features = features;
+}
+
+// The pooled scores as libvmaf prints them: "LABEL: MEAN" for every model, then for every bootstrap model
+// "LABEL: BAGGING, ci.p95: [LO, HI], stddev: SD".
+void print_pooled(const Collector& col, const tools::Selection& sel, const std::vector<std::string>& columns) {
+  close_meter_line();
+  auto mean = [&](const std::string& name, double* out) {
+    const long i = col.find(name);
+    if (i < 0) return false;
+    *out = col.pool(size_t(i)).mean;
+    return true;
+  };
+  for (size_t i = 0; i < columns.size() && i < sel.models.size(); i++) {
+    double v;
+    if (mean(columns[i], &v)) std::fprintf(stderr, "%s: %f\n", sel.models[i].label().c_str(), v);
+  }
+  for (size_t i = 0; i < columns.size() && i < sel.models.size(); i++) {
+    double bag, lo, hi, sd;
+    const std::string& c = columns[i];
+    if (mean(c + "_bagging", &bag) && mean(c + "_ci_p95_lo", &lo) && mean(c + "_ci_p95_hi", &hi) &&
+        mean(c + "_stddev", &sd))
+      std::fprintf(stderr, "%s: %f, ci.p95: [%f, %f], stddev: %f\n", sel.models[i].label().c_str(), bag, lo, hi, sd);
+  }
 }
 
 }  // namespace
@@ -365,107 +652,53 @@ unsigned prefetch_threads() {
 int main(int argc, char** argv) {
   tools::trace::event("main");
   Options o;
-  enum {
-    kXml = 1000, kJson, kCsv, kSub, kFeature, kSubsample, kThreads, kFrameCnt, kSkipRef, kSkipDist, kBackend,
-    kVendor, kDevice, kPerFrame
-  };
-  static const option long_opts[] = {
-      {"reference", required_argument, nullptr, 'r'}, {"distorted", required_argument, nullptr, 'd'},
-      {"width", required_argument, nullptr, 'w'},     {"height", required_argument, nullptr, 'h'},
-      {"pixel_format", required_argument, nullptr, 'p'}, {"bitdepth", required_argument, nullptr, 'b'},
-      {"model", required_argument, nullptr, 'm'},     {"output", required_argument, nullptr, 'o'},
-      {"xml", no_argument, nullptr, kXml},            {"json", no_argument, nullptr, kJson},
-      {"csv", no_argument, nullptr, kCsv},            {"sub", no_argument, nullptr, kSub},
-      {"feature", required_argument, nullptr, kFeature}, {"subsample", required_argument, nullptr, kSubsample},
-      {"threads", required_argument, nullptr, kThreads}, {"frame_cnt", required_argument, nullptr, kFrameCnt},
-      {"frame_skip_ref", required_argument, nullptr, kSkipRef},
-      {"frame_skip_dist", required_argument, nullptr, kSkipDist},
-      {"backend", required_argument, nullptr, kBackend}, {"vendor", required_argument, nullptr, kVendor},
-      {"device", required_argument, nullptr, kDevice}, {"per-frame", no_argument, nullptr, kPerFrame},
-      {"no_prediction", no_argument, nullptr, 'n'},   {"quiet", no_argument, nullptr, 'q'},
-      {"version", no_argument, nullptr, 'v'},         {"help", no_argument, nullptr, 'H'},
-      {nullptr, 0, nullptr, 0}};
-  int c;
-  std::string err;
-  auto need_uint = [&](const char* name, unsigned long* dst) {
-    if (!parse_uint(optarg, dst)) {
-      err = std::string("--") + name + " needs a non-negative integer, got '" + optarg + "'";
-      return false;
-    }
-    return true;
-  };
-  while ((c = getopt_long(argc, argv, "r:d:w:h:p:b:m:o:nqv", long_opts, nullptr)) != -1) {
-    bool ok = true;
-    switch (c) {
-      case 'r': o.ref = optarg; break;
-      case 'd': o.dist = optarg; break;
-      case 'w': ok = need_uint("width", &o.width); break;
-      case 'h': ok = need_uint("height", &o.height); break;
-      case 'p': o.pix_fmt = optarg; break;
-      case 'b': ok = need_uint("bitdepth", &o.bitdepth); break;
-      case 'm': ok = parse_model(optarg, &o, &err); break;
-      case 'o': o.output = optarg; break;
-      case kXml: o.format = ResultsFormat::xml; break;
-      case kJson: o.format = ResultsFormat::json; break;
-      case kCsv: o.format = ResultsFormat::csv; break;
-      case kSub: o.format = ResultsFormat::sub; break;
-      case kFeature: o.features.push_back(optarg); break;
-      case kSubsample: ok = need_uint("subsample", &o.subsample); break;
-      case kThreads: ok = need_uint("threads", &o.threads); break;
-      case kFrameCnt: ok = need_uint("frame_cnt", &o.frame_cnt); break;
-      case kSkipRef: ok = need_uint("frame_skip_ref", &o.skip_ref); break;
-      case kSkipDist: ok = need_uint("frame_skip_dist", &o.skip_dist); break;
-      case kBackend:
-        if (!std::strcmp(optarg, "auto")) o.backend = Backend::auto_select;
-        else if (!std::strcmp(optarg, "cpu")) o.backend = Backend::cpu;
-        else if (!std::strcmp(optarg, "hip")) o.backend = Backend::hip;
-        else { ok = false; err = std::string("--backend must be auto, cpu or hip, not '") + optarg + "'"; }
-        break;
-      case kVendor:
-        if (!std::strcmp(optarg, "auto")) o.vendor = Vendor::auto_select;
-        else if (!std::strcmp(optarg, "amd")) o.vendor = Vendor::amd;
-        else if (!std::strcmp(optarg, "nvidia")) o.vendor = Vendor::nvidia;
-        else { ok = false; err = std::string("--vendor must be auto, amd or nvidia, not '") + optarg + "'"; }
-        break;
-      case kDevice: {
-        unsigned long d;
-        ok = need_uint("device", &d);
-        o.device = long(d);
-        break;
-      }
-      case kPerFrame: o.per_frame = true; break;
-      case 'n': o.no_prediction = true; break;
-      case 'q': o.quiet = true; break;
-      case 'v': std::printf("vmafx-score %s\n", kVersion); return 0;
-      case 'H': usage(stdout); return 0;
-      default: usage(stderr); return 1;
-    }
-    if (!ok) return fail(err);
+  switch (parse_command_line(argc, argv, &o)) {
+    case Parsed::run: break;
+    case Parsed::exit_ok: return 0;
+    case Parsed::error: return 1;
   }
-  if (optind < argc) return fail(std::string("unexpected argument '") + argv[optind] + "'");
-  if (o.ref.empty() || o.dist.empty()) {
-    usage(stderr);
-    return fail("--reference and --distorted are required");
+  const bool tty = isatty(STDERR_FILENO) == 1;
+  const bool meter_on = tty && !o.quiet;
+  if (meter_on) std::fprintf(stderr, "vmafx-score version %s\n", kVersion);
+  tools::trace::event("options parsed");
+
+  // Everything that can be checked before a frame is read.
+  if (Status s = check_models(o.sel); !s) return fail(s.message());
+  std::vector<FeatureRequest> features;
+  if (o.no_prediction) {
+    if (Status s = no_prediction_features(o.sel, &features); !s) return fail(s.message());
+  }
+  features.insert(features.end(), o.sel.features.begin(), o.sel.features.end());
+  if (o.no_prediction && features.empty())
+    return fail("--no_prediction without --model or --feature leaves nothing to compute");
+  if (o.output_given) {
+    if (Status s = check_output_path(o.output, o.ref, o.dist); !s) return fail(s.message());
+  } else if (o.format_given && !o.quiet) {
+    warn("a results format without --output: no results file is written");
+  }
+  ScorerConfig cfg;
+  engine_config(o.sel, o.no_prediction, features, &cfg);
+  if (o.cpumask_given) {
+    // The engine's CPU code reads the mask from the environment when the scorer is created (libvmaf's bits: a set
+    // bit leaves that instruction set out).
+    setenv("VMAFX_CPUMASK", std::to_string(o.cpumask).c_str(), 1);
+    tools::trace::event("--cpumask: VMAFX_CPUMASK=%s set for the engine", std::getenv("VMAFX_CPUMASK"));
   }
 
-  tools::trace::event("options parsed");
   tools::ReadMode read_mode;
   if (Status s = tools::read_mode_from_env(&read_mode); !s) return fail(s.message());
-
-  FormatInfo fmt;
-  if (Status s = parse_pixel_format(o.pix_fmt, unsigned(o.bitdepth), &fmt); !s)
-    return fail(s.message());
   tools::VideoReader ref, dist;
-  if (Status s = ref.open(o.ref, uint32_t(o.width), uint32_t(o.height), &fmt, read_mode); !s)
-    return fail(s.message());
-  if (Status s = dist.open(o.dist, uint32_t(o.width), uint32_t(o.height), &fmt, read_mode); !s)
-    return fail(s.message());
+  if (Status s = ref.open(o.ref, o.given, read_mode); !s) return fail(s.message());
+  if (Status s = dist.open(o.dist, o.given, read_mode); !s) return fail(s.message());
   if (ref.width() != dist.width() || ref.height() != dist.height())
     return fail("reference is " + std::to_string(ref.width()) + "x" + std::to_string(ref.height()) +
                 " but distorted is " + std::to_string(dist.width()) + "x" + std::to_string(dist.height()));
   if (ref.format().bit_depth != dist.format().bit_depth)
     return fail("reference is " + std::to_string(ref.format().bit_depth) + "-bit but distorted is " +
-                std::to_string(dist.format().bit_depth) + "-bit");
+                std::to_string(dist.format().bit_depth) + "-bit" +
+                (o.sel.common_bitdepth ? " (--aom_ctc v6.0 and later score such pairs at the higher depth in "
+                                         "libvmaf; vmafx-score does not)"
+                                       : ""));
   if (ref.format().chroma != dist.format().chroma)
     return fail(std::string("reference chroma is ") + chroma_name(ref.format().chroma) + " but distorted is " +
                 chroma_name(dist.format().chroma));
@@ -477,27 +710,19 @@ int main(int argc, char** argv) {
                         r->frame_size(), r->luma_size());
 
   Notices notices(o.quiet);
-  ScorerConfig cfg;
-  cfg.models.clear();
-  if (!o.no_prediction) {
-    ModelRequest mr;
-    mr.model = o.model;
-    mr.name = o.model_label;
-    mr.disable_clip = o.disable_clip;
-    mr.enable_transform = o.enable_transform;
-    cfg.models.push_back(mr);
-  }
-  for (const auto& f : o.features) cfg.features.push_back({f, {}});
+  cfg.conf_interval = true;  // libvmaf's CLI writes a bootstrap model's interval columns
   cfg.threads = unsigned(o.threads);
-  cfg.subsample = unsigned(o.subsample ? o.subsample : 1);
+  cfg.subsample = unsigned(o.subsample);
   cfg.backend = o.backend;
   cfg.vendor = o.vendor;
-  cfg.device_id = int(o.device);
-  cfg.on_notice = [&notices](NoticeLevel, const std::string& m, const std::string& detail) {
-    notices.post(detail.empty() ? m : m + " (" + detail + ")");
+  cfg.device_id = o.device;
+  // One short line per notice; its detail (the libraries tried, ...) only in the trace.
+  cfg.on_notice = [&notices](NoticeLevel, const std::string& text, const std::string& detail) {
+    notices.post(text);
+    if (!detail.empty()) tools::trace::event("notice detail: %s", detail.c_str());
   };
-  // Per-frame scores come from the scorer's thread, one at a time, after the scorer exists (it is declared after the
-  // inputs, below, so that it goes first).
+  // Per-frame scores arrive from the scorer (the submitting thread or a worker), one at a time and only after the
+  // scorer exists: its names are read through this pointer, set once Scorer::create returned.
   const Scorer* scorer_for_names = nullptr;
   bool first_scored = false;
   cfg.on_frame = [&](const FrameScore& fs) {
@@ -505,7 +730,7 @@ int main(int argc, char** argv) {
       first_scored = true;
       tools::trace::event("first frame scored");
     }
-    if (!o.per_frame || o.quiet) return;
+    if (!o.per_frame) return;
     const auto& names = scorer_for_names->score_names();
     std::printf("frame %" PRIu64 ":", fs.index);
     for (size_t i = 0; i < names.size(); i++)
@@ -537,7 +762,7 @@ int main(int argc, char** argv) {
   // Chroma is read by psnr only. A mapped input's prefetch touches the luma alone unless a psnr feature is asked for
   // (corrected below once the scorer names its scores); the read() path reads every plane until then.
   bool psnr_asked = false;
-  for (const auto& f : o.features) psnr_asked = psnr_asked || f.rfind("psnr", 0) == 0;
+  for (const auto& f : features) psnr_asked = psnr_asked || f.name.rfind("psnr", 0) == 0;
   // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up.
   const size_t ahead = std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
   const unsigned helpers = prefetch_threads();
@@ -559,6 +784,7 @@ int main(int argc, char** argv) {
   if (!created) return fail(created.message());
   scorer_for_names = scorer.get();
   tools::trace::event("scorer ready; by now %s, %s", in_ref.progress().c_str(), in_dist.progress().c_str());
+  if (meter_on) std::fprintf(stderr, "scoring on %s\n", scorer->backend_description().c_str());
   const auto& names = scorer->score_names();
 
   // Chroma is read by psnr only: without it the readers skip the chroma planes in the files from now on (the frames
@@ -568,7 +794,19 @@ int main(int argc, char** argv) {
   ref.set_luma_only(!reads_chroma);
   dist.set_luma_only(!reads_chroma);
 
+  // Frames the meter expects: the shorter input after its skip, at most --frame_cnt (0: not known).
+  uint64_t total = 0;
+  {
+    const uint64_t r = ref.frames_estimate(), d = dist.frames_estimate();
+    if (r && d) {
+      total = std::min(r > o.skip_ref ? r - o.skip_ref : 0, d > o.skip_dist ? d - o.skip_dist : 0);
+      if (o.frame_cnt) total = std::min(total, o.frame_cnt);
+    }
+  }
+  Meter meter(meter_on, total);
+
   uint64_t n = 0;
+  std::string ended_early;
   for (;;) {
     if (o.frame_cnt && n >= o.frame_cnt) break;
     const uint8_t *rp = nullptr, *dp = nullptr;
@@ -577,9 +815,9 @@ int main(int argc, char** argv) {
     if (Status s = in_ref.next(&rp, &rb, &got_r); !s) return fail(s.message());
     if (Status s = in_dist.next(&dp, &db, &got_d); !s) return fail(s.message());
     if (!got_r || !got_d) {
-      if (got_r != got_d && !o.quiet)
-        std::fprintf(stderr, "vmafx-score: %s ended before %s; scored %" PRIu64 " frames\n",
-                     (got_r ? o.dist : o.ref).c_str(), (got_r ? o.ref : o.dist).c_str(), n);
+      if (got_r != got_d)
+        ended_early = (got_r ? o.dist : o.ref) + " ended before " + (got_r ? o.ref : o.dist) + "; scored " +
+                      std::to_string(n) + " frames";
       break;
     }
     PictureView rv, dv;
@@ -612,34 +850,22 @@ int main(int argc, char** argv) {
     if (!s) return fail(s.message());
     if (n == 0) tools::trace::event("first frame submitted");
     n++;
+    meter.frame(n);
     for (Input* in : {&in_ref, &in_dist})
       if (in->prefetch) in->prefetch->consumed(n);
   }
+  meter.finish(n);
+  if (!ended_early.empty() && !o.quiet) warn(ended_early);
   if (n == 0) return fail("no frames to score");
   tools::trace::event("last frame submitted (%" PRIu64 " frames)", n);
   if (Status s = scorer->flush(); !s) return fail(s.message());
   tools::trace::event("flush done");
 
   const Collector& col = scorer->collector();
-  if (!o.quiet) {
-    const std::string ms = scorer->model_score_names().empty() ? "" : scorer->model_score_names()[0];
-    if (!ms.empty()) {
-      const PoolStats p = col.pool(size_t(col.find(ms)));
-      const long lo = col.find(ms + "_ci_p95_lo");
-      if (lo >= 0) {
-        std::printf("%s: %f, ci.p95: [%f, %f], stddev: %f\n", o.model.c_str(),
-                    col.pool(size_t(col.find(ms + "_bagging"))).mean, col.pool(size_t(lo)).mean,
-                    col.pool(size_t(col.find(ms + "_ci_p95_hi"))).mean,
-                    col.pool(size_t(col.find(ms + "_stddev"))).mean);
-      } else {
-        std::printf("%s: %f\n", o.model.c_str(), p.mean);
-      }
-    } else {
-      for (size_t i = 0; i < col.columns(); i++) std::printf("%s: %f\n", col.name(i).c_str(), col.pool(i).mean);
-    }
-  }
+  // libvmaf: the pooled scores unless -q and a results file (-q alone still prints them); none with -n.
+  if (!o.no_prediction && (!o.quiet || !o.output_given)) print_pooled(col, o.sel, scorer->model_score_names());
   tools::trace::event("results printed");
-  if (!o.output.empty()) {
+  if (o.output_given) {
     ResultsInfo info;
     info.width = g.ref.width;
     info.height = g.ref.height;
@@ -649,6 +875,7 @@ int main(int argc, char** argv) {
   }
   tools::trace::event("inputs: %s; %s", in_ref.progress().c_str(), in_dist.progress().c_str());
   tools::trace::rusage_summary("resources");
+  std::fflush(nullptr);
   if (scorer->backend() == Backend::hip) {
     // Every result is out and every frame flushed: leave without tearing down the GPU context and its memory
     // (tens of milliseconds of a run of a few hundred frames); the system reclaims them.

@@ -22,9 +22,35 @@ namespace vmafx::tools {
 
 namespace {
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+// The magic a .y4m stream starts with.
+constexpr char kY4mMagic[] = "YUV4MPEG2";
+constexpr size_t kY4mMagicSize = sizeof kY4mMagic - 1;
+
+// A y4m header dimension: decimal digits only, 1..kMaxDimension.
+bool parse_dimension(const std::string& digits, uint32_t* out) {
+  if (digits.empty() || digits.size() > 6 || digits[0] == '0') return false;
+  uint32_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + uint32_t(c - '0');
+  }
+  if (v > kMaxDimension) return false;
+  *out = v;
+  return true;
+}
+
+std::string describe(const FormatInfo& f) {
+  const char* layout = "";
+  switch (f.format) {
+    case PixelFormat::gray: layout = "gray"; break;
+    case PixelFormat::i420: layout = "planar"; break;
+    case PixelFormat::yv12: layout = "yv12"; break;
+    case PixelFormat::nv12: layout = "nv12"; break;
+    case PixelFormat::nv21: layout = "nv21"; break;
+    case PixelFormat::p010: layout = "p010"; break;
+    case PixelFormat::p016: layout = "p016"; break;
+  }
+  return std::string(layout) + " " + chroma_name(f.chroma) + " " + std::to_string(f.bit_depth) + "-bit";
 }
 
 // ---- SIGBUS on a mapping whose file shrank ----
@@ -123,8 +149,7 @@ VideoReader::~VideoReader() {
   if (f_) std::fclose(f_);
 }
 
-Status VideoReader::open(const std::string& path, uint32_t width, uint32_t height, const FormatInfo* fmt,
-                         ReadMode want) {
+Status VideoReader::open(const std::string& path, const InputParams& given, ReadMode want) {
   path_ = path;
   f_ = std::fopen(path.c_str(), "rb");
   if (!f_) return {Errc::io_error, "cannot open " + path + ": " + std::strerror(errno)};
@@ -133,32 +158,42 @@ Status VideoReader::open(const std::string& path, uint32_t width, uint32_t heigh
     regular_file_ = true;
     file_size_ = uint64_t(st.st_size);
   }
-  y4m_ = ends_with(path, ".y4m");
+  // Raw or .y4m by the first bytes, not the name (pipes too).
+  char magic[kY4mMagicSize];
+  const size_t got = std::fread(magic, 1, sizeof magic, f_);
+  if (std::ferror(f_)) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
+  y4m_ = got == kY4mMagicSize && std::memcmp(magic, kY4mMagic, kY4mMagicSize) == 0;
   if (y4m_) {
     VMAFX_TRY(parse_y4m_header());
-    if ((width && width != width_) || (height && height != height_))
-      return {Errc::invalid_argument, path + " is " + std::to_string(width_) + "x" + std::to_string(height_) +
-                                          ", not the " + std::to_string(width) + "x" + std::to_string(height) +
-                                          " given"};
+    VMAFX_TRY(check_given(given));
   } else {
-    if (!width || !height || !fmt)
-      return {Errc::invalid_argument, path + ": raw .yuv input needs --width, --height, --pixel_format and --bitdepth"};
-    width_ = width;
-    height_ = height;
-    fmt_ = *fmt;
+    if (regular_file_) {
+      if (std::fseek(f_, 0, SEEK_SET) != 0) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
+    } else {
+      pending_.assign(magic, got);  // the start of frame 0
+    }
+    if (!given.width || !given.height)
+      return {Errc::invalid_argument,
+              path + " is raw video (no YUV4MPEG2 header): give --width and --height (and --pixel_format and "
+                     "--bitdepth unless 420 8-bit)"};
+    width_ = given.width;
+    height_ = given.height;
+    VMAFX_TRY(parse_pixel_format(given.pixel_format.empty() ? "420" : given.pixel_format, given.bit_depth, &fmt_));
   }
   n_planes_ = packed_layout(fmt_, width_, height_, layout_, &frame_size_);
 
+  if (regular_file_) {
+    const long pos = std::ftell(f_);  // after a .y4m header: where the first FRAME line starts
+    if (pos < 0) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
+    data_start_ = uint64_t(pos);
+    cursor_.pos = data_start_;
+  }
   mode_ = ReadMode::read;
   if (want == ReadMode::read) {
     mode_note_ = "VMAFX_READER=read";
   } else if (!regular_file_) {
     mode_note_ = "not a regular file";
   } else {
-    const long pos = std::ftell(f_);  // after a .y4m header: where the first FRAME line starts
-    if (pos < 0) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
-    data_start_ = uint64_t(pos);
-    cursor_.pos = data_start_;
     Status s = map_file(fileno(f_));
     if (s) {
       mode_ = ReadMode::mmap;
@@ -186,16 +221,29 @@ Status VideoReader::map_file(int fd) {
   return Status::ok();
 }
 
+// The header after its magic (already read): the rest of the first line.
 Status VideoReader::parse_y4m_header() {
   char line[1024];
-  if (!std::fgets(line, sizeof line, f_) || std::strncmp(line, "YUV4MPEG2", 9) != 0)
-    return {Errc::unsupported, path_ + " is not a YUV4MPEG2 file"};
-  std::istringstream in(line + 9);
+  if (!std::fgets(line, sizeof line, f_)) return {Errc::unsupported, path_ + ": y4m header ends after YUV4MPEG2"};
+  const size_t len = std::strlen(line);
+  if (len == 0 || line[len - 1] != '\n')
+    return {Errc::unsupported, path_ + ": y4m header line is longer than " + std::to_string(sizeof line) +
+                                   " bytes or not ended by a newline"};
+  if (line[0] != ' ') return {Errc::unsupported, path_ + " is not a YUV4MPEG2 file (no blank after the magic)"};
+  std::istringstream in(std::string(line + 1, len - 2));
   std::string tok, chroma = "420";
+  bool have_w = false, have_h = false;
   while (in >> tok) {
     switch (tok[0]) {
-      case 'W': width_ = uint32_t(std::stoul(tok.substr(1))); break;
-      case 'H': height_ = uint32_t(std::stoul(tok.substr(1))); break;
+      case 'W':
+      case 'H': {
+        uint32_t* dst = tok[0] == 'W' ? &width_ : &height_;
+        if (!parse_dimension(tok.substr(1), dst))
+          return {Errc::unsupported, path_ + ": y4m header " + (tok[0] == 'W' ? "width" : "height") + " '" + tok +
+                                         "' is not a whole number from 1 to " + std::to_string(kMaxDimension)};
+        (tok[0] == 'W' ? have_w : have_h) = true;
+        break;
+      }
       case 'C': chroma = tok.substr(1); break;
       case 'I':
         if (tok != "Ip" && tok != "I?")
@@ -204,16 +252,50 @@ Status VideoReader::parse_y4m_header() {
       default: break;
     }
   }
-  if (!width_ || !height_) return {Errc::unsupported, path_ + ": y4m header without W/H"};
+  if (!have_w || !have_h) return {Errc::unsupported, path_ + ": y4m header without W/H"};
+  y4m_chroma_ = chroma;
   unsigned depth = 8;
   std::string base = chroma;
   if (auto p = chroma.find('p'); p != std::string::npos && p + 1 < chroma.size() && std::isdigit(chroma[p + 1])) {
     base = chroma.substr(0, p);
-    depth = unsigned(std::stoul(chroma.substr(p + 1)));
+    const std::string digits = chroma.substr(p + 1);
+    if (digits.size() > 2 || digits.find_first_not_of("0123456789") != std::string::npos)
+      return {Errc::unsupported, path_ + ": y4m colour space C" + chroma + " has no valid bit depth"};
+    depth = unsigned(std::stoul(digits));
   }
   if (base.rfind("420", 0) == 0) base = "420";  // 420jpeg, 420mpeg2, 420paldv
   if (base == "mono") base = "400";
+  if (base != "420" && base != "422" && base != "444" && base != "400")
+    return {Errc::unsupported, path_ + ": y4m colour space C" + chroma + " is not supported (420, 422, 444, mono)"};
   return parse_pixel_format(base, depth, &fmt_).prepend(path_ + ": y4m colour space C" + chroma);
+}
+
+// Each of -w, -h, -p, -b given must agree with the header.
+Status VideoReader::check_given(const InputParams& given) const {
+  if ((given.width && given.width != width_) || (given.height && given.height != height_))
+    return {Errc::invalid_argument, path_ + " is " + std::to_string(width_) + "x" + std::to_string(height_) +
+                                        " (its y4m header), not the " +
+                                        std::to_string(given.width ? given.width : width_) + "x" +
+                                        std::to_string(given.height ? given.height : height_) + " given"};
+  if (given.pixel_format.empty() && !given.bit_depth) return Status::ok();
+  FormatInfo want;
+  Status s = parse_pixel_format(given.pixel_format.empty() ? "420" : given.pixel_format,
+                                given.bit_depth ? given.bit_depth : fmt_.bit_depth, &want);
+  if (!s) return s;
+  const bool format_ok = given.pixel_format.empty() || (want.format == fmt_.format && want.chroma == fmt_.chroma);
+  const bool depth_ok = !given.bit_depth || want.bit_depth == fmt_.bit_depth;
+  if (format_ok && depth_ok) return Status::ok();
+  std::string asked;
+  if (!given.pixel_format.empty()) asked += "--pixel_format " + given.pixel_format;
+  if (given.bit_depth) asked += std::string(asked.empty() ? "" : " ") + "--bitdepth " + std::to_string(given.bit_depth);
+  return {Errc::invalid_argument, path_ + " is " + describe(fmt_) + " (its y4m header: C" + y4m_chroma_ +
+                                      "), not what " + asked + " says"};
+}
+
+uint64_t VideoReader::frames_estimate() const {
+  if (!regular_file_ || !frame_size_ || file_size_ < data_start_) return 0;
+  const uint64_t per_frame = frame_size_ + (y4m_ ? 6 : 0);
+  return (file_size_ - data_start_) / per_frame;
 }
 
 Status VideoReader::truncated_error(uint64_t index, uint64_t have) const {
@@ -282,7 +364,13 @@ Status VideoReader::read(uint8_t* buf, bool* got) {
     if (std::strncmp(hdr, "FRAME", 5) != 0)
       return {Errc::unsupported, path_ + ": frame " + std::to_string(frames_read_) + " lacks its FRAME marker"};
   }
-  size_t n = std::fread(buf, 1, want, f_);
+  size_t n = 0;
+  if (!pending_.empty()) {  // a pipe's first bytes, read to tell raw from .y4m
+    n = std::min(pending_.size(), want);
+    std::memcpy(buf, pending_.data(), n);
+    pending_.erase(0, n);
+  }
+  n += std::fread(buf + n, 1, want - n, f_);
   if (n == 0 && !y4m_) {
     if (std::ferror(f_)) return {Errc::io_error, path_ + ": " + std::strerror(errno)};
     return Status::ok();

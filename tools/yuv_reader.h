@@ -31,6 +31,16 @@ const char* read_mode_name(ReadMode m);  // "read", "mmap"
 // Errc::invalid_argument.
 Status read_mode_from_env(ReadMode* out);
 
+// Largest width or height accepted, from the command line or a .y4m header (16K video is 15360 wide).
+inline constexpr uint32_t kMaxDimension = 32768;
+
+// What the command line says about an input; 0 / empty: not given.
+struct InputParams {
+  uint32_t width = 0, height = 0;
+  std::string pixel_format;  // --pixel_format as given ("420", "nv12", ...)
+  unsigned bit_depth = 0;
+};
+
 class VideoReader {
  public:
   VideoReader() = default;
@@ -38,10 +48,12 @@ class VideoReader {
   VideoReader(const VideoReader&) = delete;
   VideoReader& operator=(const VideoReader&) = delete;
 
-  // .y4m files carry their own geometry (width/height/format given are checked against it when non-zero);
-  // raw files need them. `want` mmap maps regular files and falls back to read() otherwise (mode_note() says why).
-  Status open(const std::string& path, uint32_t width, uint32_t height, const FormatInfo* fmt,
-              ReadMode want = ReadMode::read);
+  // A file (or pipe) that starts with "YUV4MPEG2" is a .y4m stream whatever its name: its header gives the geometry,
+  // and whatever `given` holds must agree with it (Errc::invalid_argument naming both). Anything else is raw and
+  // needs given.width and given.height (pixel format default "420", bit depth default that of the format: 8, or 10
+  // for p010 and 16 for p016). `want` mmap maps regular files and falls back to read() otherwise (mode_note() says
+  // why).
+  Status open(const std::string& path, const InputParams& given, ReadMode want = ReadMode::read);
   uint32_t width() const { return width_; }
   uint32_t height() const { return height_; }
   const FormatInfo& format() const { return fmt_; }
@@ -58,6 +70,11 @@ class VideoReader {
   const std::string& mode_note() const { return mode_note_; }
   // Size of a regular file when it was opened (0 otherwise).
   uint64_t file_size() const { return file_size_; }
+  // Frames in a regular file as it was when opened, counted from its size (a .y4m file's FRAME lines taken as the
+  // bare "FRAME\n"); 0 when not known (a pipe). For a progress estimate, never for framing.
+  uint64_t frames_estimate() const;
+  // The .y4m header's colour space tag ("420jpeg", "420p10", ...), empty for raw input.
+  const std::string& y4m_colour_space() const { return y4m_chroma_; }
 
   // Skips n frames.
   Status skip(uint64_t n);
@@ -88,12 +105,16 @@ class VideoReader {
 
  private:
   Status parse_y4m_header();
+  Status check_given(const InputParams& given) const;
   Status map_file(int fd);
   Status truncated_error(uint64_t index, uint64_t have) const;
 
   std::FILE* f_ = nullptr;
   std::string path_;
   bool y4m_ = false;
+  std::string y4m_chroma_;
+  // Bytes read from a pipe to tell raw from .y4m: the start of a raw stream's first frame, read() takes them first.
+  std::string pending_;
   uint32_t width_ = 0, height_ = 0;
   FormatInfo fmt_;
   size_t frame_size_ = 0;

@@ -3,9 +3,15 @@
 #include <dlfcn.h>
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "vmafx/gl.h"
@@ -78,6 +84,75 @@ void query_egl_device(ContextInfo* info) {
   if (info->egl_device.empty()) info->egl_device = exts.empty() ? "EGL device" : "EGL device (" + exts + ")";
 }
 
+// ---- Which GPU the context renders on (the same-GPU check) --------------------------------------------------
+
+// The PCI address of a DRM device node: /sys/dev/char/<major>:<minor>/device links to the PCI device.
+std::string pci_of_drm_node(const std::string& node) {
+  struct stat st;
+  if (node.empty() || stat(node.c_str(), &st) != 0 || !S_ISCHR(st.st_mode)) return "";
+  char link[64];
+  std::snprintf(link, sizeof link, "/sys/dev/char/%u:%u/device", major(st.st_rdev), minor(st.st_rdev));
+  char target[PATH_MAX];
+  if (!realpath(link, target)) return "";
+  const char* base = std::strrchr(target, '/');
+  return normalize_pci_bus_id(base ? base + 1 : target);
+}
+
+// Mesa's AMD drivers (radeonsi, radv) make the device UUID of the PCI address: four little-endian 32-bit words,
+// domain, bus, device, function (ac_compute_device_uuid). "" when the bytes are not of that shape.
+}  // namespace
+
+std::string pci_from_mesa_amd_uuid(const unsigned char uuid[16]) {
+  uint32_t w[4];
+  for (int i = 0; i < 4; i++)
+    w[i] = uint32_t(uuid[4 * i]) | uint32_t(uuid[4 * i + 1]) << 8 | uint32_t(uuid[4 * i + 2]) << 16 |
+           uint32_t(uuid[4 * i + 3]) << 24;
+  if (w[0] > 0xffff || w[1] > 0xff || w[2] > 0x1f || w[3] > 7 || (w[1] == 0 && w[2] == 0 && w[3] == 0)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", w[0], w[1], w[2], w[3]);
+  return buf;
+}
+
+namespace {
+
+void query_identity(ContextInfo* info, Vendor gl_vendor) {
+  // GL_EXT_memory_object: the device UUID (NVIDIA: the one CUDA reports; Mesa AMD: the PCI address).
+  // No glGetError here: with the extension both queries are valid, and an error pending in the context is someone
+  // else's (the import reports GStreamer's upload errors; the probe notes what was pending).
+  if (epoxy_has_gl_extension("GL_EXT_memory_object")) {
+    GLint n = 0;
+    glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &n);
+    if (n >= 1) {
+      unsigned char uuid[16] = {};
+      glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, uuid);
+      bool any = false;
+      for (unsigned char b : uuid) any = any || b != 0;
+      if (any) {
+        char hex[33];
+        for (int i = 0; i < 16; i++) std::snprintf(hex + 2 * i, 3, "%02x", uuid[i]);
+        info->device_uuid = hex;
+        info->identity = "GL_EXT_memory_object device UUID " + info->device_uuid;
+        const std::string version = info->version;
+        if (gl_vendor == Vendor::amd && version.find("Mesa") != std::string::npos) {
+          info->pci_bus_id = pci_from_mesa_amd_uuid(uuid);
+          if (!info->pci_bus_id.empty()) info->identity += " (Mesa: PCI " + info->pci_bus_id + ")";
+        }
+      }
+    }
+  }
+  // EGL with a DRM node: the node's PCI device.
+  if (info->platform == Platform::egl && info->pci_bus_id.empty() && info->egl_device.rfind("/dev/", 0) == 0) {
+    info->pci_bus_id = pci_of_drm_node(info->egl_device);
+    if (!info->pci_bus_id.empty())
+      info->identity += std::string(info->identity.empty() ? "" : "; ") + "EGL_EXT_device_drm " + info->egl_device +
+                        " is PCI " + info->pci_bus_id;
+  }
+}
+
+bool names_device(const std::string& renderer, const std::string& device_name) {
+  return !device_name.empty() && lower(renderer).find(lower(device_name)) != std::string::npos;
+}
+
 Vendor gl_vendor_of(const ContextInfo& ctx) {
   const std::string v = lower(ctx.vendor), r = lower(ctx.renderer);
   if (contains(v, "nvidia") || contains(r, "nvidia")) return Vendor::nvidia;
@@ -139,11 +214,29 @@ Status query_current_context(ContextInfo* out) {
   info.version = gl_string(GL_VERSION);
   info.software = is_software_renderer(info.renderer);
   if (info.platform == Platform::egl) query_egl_device(&info);
+  query_identity(&info, gl_vendor_of(info));  // software renderers too: refused before it matters, but named
   *out = info;
   return Status::ok();
 }
 
-Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const std::string& no_device_reason) {
+std::string normalize_pci_bus_id(std::string_view id) {
+  unsigned domain = 0, bus = 0, dev = 0, func = 0;
+  char tail = 0;
+  const std::string s(id);
+  int n = std::sscanf(s.c_str(), "%x:%x:%x.%x%c", &domain, &bus, &dev, &func, &tail);
+  if (n != 4) {
+    domain = 0;
+    n = std::sscanf(s.c_str(), "%x:%x.%x%c", &bus, &dev, &func, &tail);
+    if (n != 3) return "";
+  }
+  if (domain > 0xffff || bus > 0xff || dev > 0x1f || func > 7) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%04x:%02x:%02x.%x", domain, bus, dev, func);
+  return buf;
+}
+
+Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const std::string& no_device_reason,
+                     SameGpu* same_gpu) {
   const std::string dev = device ? device->describe() : "no GPU (" + no_device_reason + ")";
   const std::string the_context = std::string("the ") + platform_name(ctx.platform) + " context's";
   if (ctx.platform == Platform::none)
@@ -169,6 +262,63 @@ Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const
     return {Errc::device_unavailable, "the EGL context's device is CUDA device " +
                                           std::to_string(ctx.egl_cuda_device) + " (renderer '" + ctx.renderer +
                                           "'), not " + dev};
+  // The same GPU, by what names it, before any interop call.
+  SameGpu same;
+  const std::string ours = normalize_pci_bus_id(device->pci_bus_id);
+  if (!ctx.pci_bus_id.empty() && !ours.empty()) {
+    if (ctx.pci_bus_id != ours)
+      return {Errc::device_unavailable, the_context + " GPU is PCI " + ctx.pci_bus_id + " (" + ctx.identity +
+                                            "; renderer '" + ctx.renderer + "'), not " + dev};
+    same = {SameGpu::Basis::identity, "PCI bus id " + ours + " (" + ctx.identity + ") is the device's"};
+  } else if (ctx.platform == Platform::egl && device->vendor == Vendor::nvidia && ctx.egl_cuda_device >= 0) {
+    same = {SameGpu::Basis::identity, "the EGL device's CUDA ordinal " + std::to_string(ctx.egl_cuda_device) +
+                                          " (EGL_NV_device_cuda) is the device's"};
+  } else if (!ctx.device_uuid.empty() && !device->uuid.empty() && device->vendor == Vendor::nvidia) {
+    if (ctx.device_uuid != device->uuid)
+      return {Errc::device_unavailable, the_context + " GPU has device UUID " + ctx.device_uuid +
+                                            " (GL_EXT_memory_object; renderer '" + ctx.renderer + "'), " + dev +
+                                            " has " + device->uuid};
+    same = {SameGpu::Basis::identity, "device UUID " + device->uuid + " (GL_EXT_memory_object) is the device's"};
+  } else if (names_device(ctx.renderer, device->name) && device->vendor_devices == 1) {
+    same = {SameGpu::Basis::rule, "by rule: nothing names the context's GPU, its renderer '" + ctx.renderer +
+                                      "' names " + device->name + " and the runtime has that one device only"};
+  } else if (device->vendor == Vendor::amd) {
+    const std::string why = names_device(ctx.renderer, device->name)
+                                ? "the renderer names the device but the runtime has " +
+                                      std::to_string(device->vendor_devices) + " devices"
+                                : std::string("the renderer does not name the device");
+    return {Errc::device_unavailable, "nothing names the GPU of " + ctx.describe() + " (no PCI bus id, no device UUID; " +
+                                          why + "), and ROCm's GL interop must not be handed another GPU's context; " +
+                                          "device: " + dev};
+  } else {
+    same = {SameGpu::Basis::device_list, "nothing names the context's GPU (renderer '" + ctx.renderer + "', " +
+                                             std::to_string(device->vendor_devices) +
+                                             " device(s)): the runtime's GL device list decides"};
+  }
+  if (same_gpu) *same_gpu = same;
+  return Status::ok();
+}
+
+Status judge_device_list(const SameGpu& same, const DeviceIdentity& device, const int* devices, unsigned count,
+                         const std::string& symbol, const std::string& context, std::string* text) {
+  bool ours = false;
+  std::string listed;
+  for (unsigned i = 0; i < count; i++) {
+    ours = ours || devices[i] == device.index;
+    listed += (listed.empty() ? "" : ", ") + std::to_string(devices[i]);
+  }
+  if (ours) {
+    *text = "same GPU: " + same.text + "; " + symbol + " lists it [" + listed + "]";
+    return Status::ok();
+  }
+  if (count > 0)
+    return {Errc::device_unavailable,
+            symbol + " places the " + context + " on device(s) [" + listed + "], not on " + device.describe()};
+  if (same.basis == SameGpu::Basis::device_list)
+    return {Errc::device_unavailable, symbol + " lists no device for the " + context + " and " + same.text +
+                                          "; device " + device.describe()};
+  *text = "same GPU: " + same.text + "; " + symbol + " listed no device (the empty list is not taken as a refusal: " +
+          (same.basis == SameGpu::Basis::identity ? "the identity decided)" : "the rule decided)");
   return Status::ok();
 }
 

@@ -2,6 +2,7 @@
 #include "hip/device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -24,22 +25,47 @@ void count_upload_submit() { g_upload_submits.fetch_add(1, std::memory_order_rel
 
 // ---- Device -----------------------------------------------------------------------------------------------------
 
+namespace {
+
+// One Device per (vendor, device index) per process while one is alive: get() and adopt() share it.
+struct Registry {
+  std::mutex mutex;
+  std::map<std::pair<int, int>, std::weak_ptr<Device>> devices;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+Status check_index(const Api* api, Vendor vendor, int index, int* idx) {
+  int count = 0;
+  VMAFX_HIP_CHECK_API(*api, device_count, &count);
+  *idx = index < 0 ? 0 : index;
+  if (*idx >= count) {
+    return {Errc::device_unavailable, std::string(vendor_name(vendor)) + " device " + std::to_string(index) +
+                                          " requested, " + api->library + " reports " + std::to_string(count) +
+                                          " device(s)"};
+  }
+  return Status::ok();
+}
+
+std::string context_text(Context c) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", c);
+  return buf;
+}
+
+}  // namespace
+
 Status Device::get(Vendor vendor, int index, std::shared_ptr<Device>* out) {
   out->reset();
   const Api* api = nullptr;
   VMAFX_TRY(load_api(vendor, &api));
-  int count = 0;
-  VMAFX_HIP_CHECK_API(*api, device_count, &count);
-  const int idx = index < 0 ? 0 : index;
-  if (idx >= count) {
-    return {Errc::device_unavailable, std::string(vendor_name(api->vendor)) + " device " + std::to_string(index) +
-                                          " requested, " + api->library + " reports " + std::to_string(count) +
-                                          " device(s)"};
-  }
-  static std::mutex registry_mutex;
-  static std::map<std::pair<int, int>, std::weak_ptr<Device>> registry;
-  std::lock_guard<std::mutex> lock(registry_mutex);
-  std::weak_ptr<Device>& slot = registry[{int(api->vendor), idx}];
+  int idx = 0;
+  VMAFX_TRY(check_index(api, vendor, index, &idx));
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  std::weak_ptr<Device>& slot = reg.devices[{int(api->vendor), idx}];
   if (auto existing = slot.lock()) {
     *out = std::move(existing);
     return Status::ok();
@@ -52,10 +78,55 @@ Status Device::get(Vendor vendor, int index, std::shared_ptr<Device>* out) {
   return Status::ok();
 }
 
+Status Device::adopt(Vendor vendor, int index, Context context, std::shared_ptr<void> owner,
+                     std::shared_ptr<Device>* out) {
+  out->reset();
+  if (vendor != Vendor::nvidia)
+    return {Errc::unsupported, "only NVIDIA devices run on a context they are given (CUDA contexts)"};
+  if (!context) return {Errc::invalid_argument, "adopt of a null CUDA context"};
+  const Api* api = nullptr;
+  VMAFX_TRY(load_api(vendor, &api));
+  int idx = 0;
+  VMAFX_TRY(check_index(api, vendor, index, &idx));
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  std::weak_ptr<Device>& slot = reg.devices[{int(api->vendor), idx}];
+  if (auto existing = slot.lock()) {
+    if (existing->context() == context) {
+      *out = std::move(existing);
+      return Status::ok();
+    }
+    return {Errc::busy, "nvidia device " + std::to_string(idx) + " is in use on CUDA context " +
+                            context_text(existing->context()) +
+                            (existing->adopted() ? " (adopted)" : " (its primary context)") +
+                            ", not on the given context " + context_text(context)};
+  }
+  std::shared_ptr<Device> dev(new Device());
+  dev->api_ = api;
+  dev->info_.vendor = api->vendor;
+  dev->info_.index = idx;
+  dev->context_ = context;
+  dev->context_owner_ = std::move(owner);
+  Status s = dev->init_streams();
+  if (!s) return s.prepend("nvidia device " + std::to_string(idx) + " on CUDA context " + context_text(context));
+  slot = dev;
+  *out = std::move(dev);
+  return Status::ok();
+}
+
 Status Device::init(const Api* api, int index) {
   api_ = api;
   info_.vendor = api->vendor;
   info_.index = index;
+  VMAFX_HIP_CHECK_API(*api, context_retain, index, &context_);
+  context_retained_ = true;
+  return init_streams();
+}
+
+// Device facts and the two streams, on context_ (retained by init(), or adopted).
+Status Device::init_streams() {
+  const Api* api = api_;
+  const int index = info_.index;
   info_.library = api->library;
   info_.driver_version = api->driver_version;
   char buf[256] = {0};
@@ -67,8 +138,6 @@ Status Device::init(const Api* api, int index) {
   info_.arch = buf;
   if (api->device_total_memory.fn) api->device_total_memory.fn(index, &info_.total_memory);
 
-  VMAFX_HIP_CHECK_API(*api, context_retain, index, &context_);
-  context_retained_ = true;
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK_API(*api, stream_create, &stream_);
@@ -99,6 +168,7 @@ Device::~Device() {
     stream_ = nullptr;
   }
   if (context_retained_) api_->context_release.fn(info_.index);
+  context_owner_.reset();  // adopt(): the caller's context may go now
 }
 
 Status Device::make_current() const {

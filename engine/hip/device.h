@@ -85,6 +85,17 @@ class Device {
   // process: every caller asking for the same device gets the same object while one is alive.
   static Status get(Vendor vendor, int index, std::shared_ptr<Device>* out);
 
+  // ---- External CUDA contexts (NVIDIA; GStreamer's decoders, engine/hip/cuda_memory.cpp) ----
+  // A Device of `vendor` device `index` on an existing context `context` (a CUcontext the caller made, e.g. a
+  // decoder's) instead of the primary one; `owner` keeps that context alive and is dropped after the Device's streams
+  // and events are gone. Still one Device per device per process: ok with the new Device when none of `index` is
+  // alive (Device::get then returns it while it lives), ok with the live one when it already runs on `context`,
+  // Errc::busy naming both contexts when the live one runs on another. AMD: Errc::unsupported.
+  static Status adopt(Vendor vendor, int index, Context context, std::shared_ptr<void> owner,
+                      std::shared_ptr<Device>* out);
+  // True for a Device made by adopt() (its context is not the primary context it retained).
+  bool adopted() const { return context_owner_ != nullptr; }
+
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;
@@ -169,6 +180,7 @@ class Device {
  private:
   Device() = default;
   Status init(const Api* api, int index);
+  Status init_streams();
   template <class... Params>
   Status launch_values(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, Params... values) {
     void* args[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {static_cast<void*>(&values)...};
@@ -181,6 +193,7 @@ class Device {
   StreamHandle stream_ = nullptr;
   StreamHandle upload_stream_ = nullptr;
   bool context_retained_ = false;
+  std::shared_ptr<void> context_owner_;  // adopt(): what keeps the caller's context alive
 
   bool sync_launches_ = false;  // VMAFX_HIP_SYNC_LAUNCHES=1: wait after each launch (debugging)
 

@@ -11,6 +11,7 @@
 
 #include "gl/frame.h"
 #include "gl/test_hooks.h"
+#include "hip/cuda_memory.h"
 #include "hip/device.h"
 #include "hip/kernels/rgba_luma_impl.h"
 #include "hip/module.h"
@@ -146,6 +147,7 @@ struct Importer::Impl {
   DeviceIdentity identity;
   ContextInfo context;
   std::string probe;
+  std::string same_gpu;  // what the same-GPU check decided, and on what grounds
   std::string probe_pending_errors;  // GL errors pending in the context before the probe (not the probe's)
 
   hip::Module rgba_module;
@@ -312,8 +314,9 @@ struct Importer::Impl {
                                          runtime()};
       }
     }
-    probe = "probe " + std::to_string(w) + "x" + std::to_string(h) + " RGBA8 texture read back exactly through " +
-            device->api().gl_register_image.symbol + " / " + device->api().copy_from_array_2d_async.symbol;
+    probe = same_gpu + "; probe " + std::to_string(w) + "x" + std::to_string(h) +
+            " RGBA8 texture read back exactly through " + device->api().gl_register_image.symbol + " / " +
+            device->api().copy_from_array_2d_async.symbol;
     if (!probe_pending_errors.empty()) probe += " (GL errors pending in the context before it, cleared: " +
                                                 probe_pending_errors + ")";
     return Status::ok();
@@ -366,8 +369,12 @@ Status Importer::create(Vendor vendor, int device_id, std::unique_ptr<Importer>*
     id.name = di.name;
     id.pci_bus_id = di.pci_bus_id;
     id.runtime = di.library + " (driver " + std::to_string(di.driver_version) + ")";
+    // Same-GPU check (no interop call): the device UUID and how many devices the runtime has.
+    if (di.vendor == hip::Vendor::nvidia) id.uuid = hip::cuda_device_uuid(device->api(), di.index);
+    device->api().device_count.fn(&id.vendor_devices);
   }
-  VMAFX_TRY(check_context(ctx, dev_status.is_ok() ? &id : nullptr, dev_status.to_string()));
+  SameGpu same;
+  VMAFX_TRY(check_context(ctx, dev_status.is_ok() ? &id : nullptr, dev_status.to_string(), &same));
 
   // The checks passed: from here on the runtime's interop may be asked.
   const hip::Api& api = device->api();
@@ -388,22 +395,18 @@ Status Importer::create(Vendor vendor, int device_id, std::unique_ptr<Importer>*
     const int rc = interop(api.gl_get_devices, &count, devices, 16u);
     if (rc != 0)
       return {Errc::device_unavailable, std::string(api.gl_get_devices.symbol) + " does not see a device of the " +
-                                            ctx.describe() + ": " + api.describe(rc) + "; device " + id.describe()};
-    bool ours = false;
-    std::string listed;
-    for (unsigned i = 0; i < std::min(count, 16u); i++) {
-      ours = ours || devices[i] == id.index;
-      listed += (listed.empty() ? "" : ", ") + std::to_string(devices[i]);
-    }
-    if (!ours)
-      return {Errc::device_unavailable, std::string(api.gl_get_devices.symbol) + " places the " + ctx.describe() +
-                                            " on device(s) [" + listed + "], not on " + id.describe()};
+                                            ctx.describe() + ": " + api.describe(rc) + "; device " + id.describe() +
+                                            " (" + same.text + ")"};
+    // The same-GPU decision against the runtime's list (docs/gl.md: an empty list with a named GPU is not a refusal).
+    VMAFX_TRY(judge_device_list(same, id, devices, std::min(count, 16u), api.gl_get_devices.symbol, ctx.describe(),
+                                &same.text));
   }
 
   auto impl = std::make_unique<Impl>();
   impl->device = device;
   impl->identity = id;
   impl->context = ctx;
+  impl->same_gpu = same.text;
   VMAFX_TRY(impl->run_probe().prepend(ctx.describe() + ", device " + id.describe()));
   out->reset(new Importer(std::move(impl)));
   return Status::ok();

@@ -128,6 +128,9 @@ Status make_cambi(const Instance& inst, const VideoGeometry& g, const std::share
   VMAFX_TRY(CambiGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::cambi_options(inst.options), slots,
                              &c));
   *out = std::move(c);
+  return Status::ok();
+}
+
 // The float features: every libvmaf option, as the CPU reference (the kernels are its arithmetic) -- except
 // adm_p_norm != 3, where the kernels' powf is the device's, not glibc's: that case stays on the CPU (bit for bit).
 Status make_float_vif(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,

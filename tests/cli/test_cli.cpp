@@ -4,6 +4,8 @@
 // mapped (VMAFX_READER unset: mmap) or read (VMAFX_READER=read, pipes): both give the same scores and messages.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pty.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,9 +14,11 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "support.h"
 #include "tolerances.h"
@@ -169,8 +173,10 @@ TEST(Cli, BadInputFailsWithTheCause) {
       {"missing input", "-r /nonexistent.yuv -d " + dist + common, "cannot open /nonexistent.yuv"},
       {"no distorted", "-r " + ref, "--reference and --distorted are required"},
       {"unknown format", "-r " + ref + " -d " + dist + " -w 320 -h 240 -p 411", "unknown pixel format '411'"},
-      {"bad depth", "-r " + ref + " -d " + dist + " -w 320 -h 240 -b 9 -p nv12", "8-bit layout"},
-      {"geometry mismatch", "-r " + tmp("ref.y4m") + " -d " + dist + " -w 320 -h 200", "is 320x240, not the 320x200"},
+      {"bad depth", "-r " + ref + " -d " + dist + " -w 320 -h 240 -b 9", "--bitdepth must be 8, 10, 12 or 16, not '9'"},
+      {"depth of layout", "-r " + ref + " -d " + dist + " -w 320 -h 240 -b 10 -p nv12", "8-bit layout"},
+      {"geometry mismatch", "-r " + tmp("ref.y4m") + " -d " + dist + " -w 320 -h 200",
+       "is 320x240 (its y4m header), not the 320x200 given"},
       {"truncated", "-r " + ref + " -d " + trunc + common, "is truncated"},
       {"missing model", "-r " + ref + " -d " + dist + common + " -m path=/nonexistent/model.json",
        "/nonexistent/model.json"},
@@ -179,8 +185,9 @@ TEST(Cli, BadInputFailsWithTheCause) {
       {"too small", "-r " + ref + " -d " + dist + " -w 16 -h 16 -q", "16x16"},
       {"unwritable output", "-r " + ref + " -d " + dist + common + " --frame_cnt 2 --json -o /nonexistent/dir/x.json",
        "/nonexistent/dir/x.json"},
-      {"bad number", "-r " + ref + " -d " + dist + " -w abc -h 240", "--width needs a non-negative integer"},
-      {"unknown feature", "-r " + ref + " -d " + dist + common + " --feature psnr_hvs", "unknown feature 'psnr_hvs'"},
+      {"bad number", "-r " + ref + " -d " + dist + " -w abc -h 240", "--width must be a whole number from 1 to"},
+      {"unknown feature", "-r " + ref + " -d " + dist + common + " --feature nosuchfeature",
+       "unknown feature 'nosuchfeature'"},
   };
   for (const auto& c : cases) {
     CliRun r = run(c.args);
@@ -439,8 +446,9 @@ TEST(CliMapped, TracePrintsThePhasesInOrder) {
   CliRun plain = run(args);
   ASSERT_EQ(plain.status, 0) << plain.output;
   auto score_line = [](const std::string& out) {
-    const size_t at = out.find("\nvmaf_v0.6.1: ");
-    return at == std::string::npos ? std::string("(none)") : out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+    const std::string text = "\n" + out;
+    const size_t at = text.find("\nvmaf_v0.6.1: ");
+    return at == std::string::npos ? std::string("(none)") : text.substr(at + 1, text.find('\n', at + 1) - at - 1);
   };
   ASSERT_NE(score_line(plain.output), "(none)") << plain.output;
   for (const char* env : {"VMAFX_TRACE=1 ", "VMAFX_TRACE=1 VMAFX_READER=read "}) {
@@ -486,6 +494,464 @@ TEST(Cli, HipBackendWithoutDeviceFailsCleanly) {
   const bool names_runtime = r.output.find("libamdhip64") != std::string::npos ||
                              r.output.find("no HIP engine") != std::string::npos;
   EXPECT_TRUE(names_runtime) << r.output;
+}
+
+// ---- libvmaf's tool as users run it: streams, terminal, checks before scoring (issue 16), option syntax (issue 14) ----
+
+// stdout and stderr apart.
+struct Streams {
+  int status = -1;
+  std::string out, err;
+};
+
+Streams run_streams(const std::string& prefix, const std::string& args) {
+  const std::string o = tmp("stdout.txt"), e = tmp("stderr.txt");
+  const std::string cmd = prefix + std::string(VMAFX_SCORE_PATH) + " " + args + " >" + o + " 2>" + e;
+  const int st = std::system(cmd.c_str());
+  Streams r;
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(o);
+  r.err = slurp(e);
+  return r;
+}
+
+// Runs the tool with stdout and stderr on a pseudo-terminal; what it wrote there, and its exit status.
+CliRun run_on_terminal(const std::vector<std::string>& args) {
+  CliRun r;
+  std::vector<char*> argv;
+  std::string prog = VMAFX_SCORE_PATH;
+  argv.push_back(&prog[0]);
+  std::vector<std::string> copy = args;
+  for (auto& a : copy) argv.push_back(&a[0]);
+  argv.push_back(nullptr);
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid < 0) return r;
+  if (pid == 0) {
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  std::array<char, 4096> buf;
+  for (;;) {
+    const ssize_t n = read(master, buf.data(), buf.size());
+    if (n > 0) r.output.append(buf.data(), size_t(n));
+    else if (n < 0 && errno == EINTR) continue;
+    else break;  // EIO: the child closed the terminal
+  }
+  close(master);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string raw_args(const std::string& ref, const std::string& dist) {
+  return "-r " + ref + " -d " + dist + " -w 320 -h 240 --backend cpu";
+}
+
+TEST(CliTerminal, ProgressMeterOnATerminalOnly) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  CliRun t = run_on_terminal({"-r", ref, "-d", dist, "-w", "320", "-h", "240", "--backend", "cpu"});
+  ASSERT_EQ(t.status, 0) << t.output;
+  // The last redraw: every frame of the 24, with the rate and the time left; then the pooled score on its own line.
+  EXPECT_NE(t.output.find("\r24/24 frames  "), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find(" FPS  ETA 0:00:00\033[K"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("\r\nvmaf_v0.6.1: "), std::string::npos) << t.output;  // the terminal's CR LF
+  EXPECT_NE(t.output.find("vmafx-score version "), std::string::npos) << t.output;
+  // -q: no meter.
+  CliRun q = run_on_terminal({"-r", ref, "-d", dist, "-w", "320", "-h", "240", "--backend", "cpu", "-q"});
+  ASSERT_EQ(q.status, 0) << q.output;
+  EXPECT_EQ(q.output.find("frames"), std::string::npos) << q.output;
+  EXPECT_NE(q.output.find("vmaf_v0.6.1: "), std::string::npos) << q.output;  // -q without -o: still the score
+  // Not a terminal: no meter, no banner.
+  Streams p = run_streams("", raw_args(ref, dist));
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_EQ(p.err.find('\r'), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("frames"), std::string::npos) << p.err;
+  EXPECT_EQ(p.err.find("version"), std::string::npos) << p.err;
+}
+
+TEST(CliTerminal, MeterWithoutTotalOnAPipe) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  // A pipe has no size: frames and rate, no total and no ETA.
+  const std::string script = tmp("pipe_meter.sh");
+  {
+    std::ofstream sh(script);
+    sh << "#!/bin/sh\ncat " << dist << " | exec " << VMAFX_SCORE_PATH << " -r " << ref
+       << " -d /dev/stdin -w 320 -h 240 --backend cpu\n";
+  }
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    execl(script.c_str(), script.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  std::string out;
+  std::array<char, 4096> buf;
+  for (;;) {
+    const ssize_t n = read(master, buf.data(), buf.size());
+    if (n > 0) out.append(buf.data(), size_t(n));
+    else if (n < 0 && errno == EINTR) continue;
+    else break;
+  }
+  close(master);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << out;
+  EXPECT_NE(out.find("\r24 frames"), std::string::npos) << out;
+  EXPECT_EQ(out.find("ETA"), std::string::npos) << out;
+  EXPECT_EQ(out.find("/24 frames"), std::string::npos) << out;
+}
+
+TEST(CliStreams, PooledScoresOnStderrAsLibvmaf) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  Streams r = run_streams("", raw_args(ref, dist) + " --json -o " + tmp("streams.json"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("vmaf_v0.6.1: "), std::string::npos) << r.err;
+  // -q with a results file: nothing at all; -q without one: the score (libvmaf's rule).
+  Streams q = run_streams("", raw_args(ref, dist) + " -q --json -o " + tmp("streams.json"));
+  ASSERT_EQ(q.status, 0) << q.err;
+  EXPECT_EQ(q.out + q.err, "");
+  Streams q2 = run_streams("", raw_args(ref, dist) + " -q");
+  EXPECT_NE(q2.err.find("vmaf_v0.6.1: "), std::string::npos) << q2.err;
+  EXPECT_EQ(q2.out, "");
+  // --per-frame (ours) is the one thing on stdout.
+  Streams f = run_streams("", raw_args(ref, dist) + " -q --per-frame --frame_cnt 2");
+  ASSERT_EQ(f.status, 0) << f.err;
+  EXPECT_EQ(f.out.rfind("frame 0: ", 0), 0u) << f.out;
+  EXPECT_NE(f.out.find("\nframe 1: "), std::string::npos) << f.out;
+  EXPECT_EQ(f.out.find("vmaf_v0.6.1: "), std::string::npos) << f.out;
+  // -v: the version on stderr, as libvmaf.
+  Streams v = run_streams("", "-v");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out, "");
+  EXPECT_EQ(v.err.rfind("vmafx-score ", 0), 0u) << v.err;
+}
+
+// The printed pooled scores are the results file's, under libvmaf's labels: the version or the path; a bootstrap
+// model adds its interval line after every model's plain line.
+TEST(CliStreams, PooledLinesLabelledAsLibvmaf) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  const std::string model_path = shared_models_dir() + "/vmaf_v0.6.1.json";
+  if (!file_exists(model_path)) GTEST_SKIP() << model_path << " not present (../shared missing)";
+  Streams p = run_streams("", raw_args(ref, dist) + " -m path=" + model_path + ":name=mine --json -o " +
+                                  tmp("label.json"));
+  ASSERT_EQ(p.status, 0) << p.err;
+  Oracle j;
+  ASSERT_TRUE(load_oracle(tmp("label.json"), &j).is_ok());
+  char want[256];
+  std::snprintf(want, sizeof want, "%s: %f\n", model_path.c_str(), j.pooled.at("mine").at("mean"));
+  EXPECT_NE(p.err.find(want), std::string::npos) << want << "\n" << p.err;
+
+  Streams b = run_streams("", raw_args(ref, dist) + " -m version=vmaf_b_v0.6.3 --json -o " + tmp("boot.json"));
+  ASSERT_EQ(b.status, 0) << b.err;
+  Oracle k;
+  ASSERT_TRUE(load_oracle(tmp("boot.json"), &k).is_ok());
+  char plain[128], ci[256];
+  std::snprintf(plain, sizeof plain, "vmaf_b_v0.6.3: %f\n", k.pooled.at("vmaf").at("mean"));
+  std::snprintf(ci, sizeof ci, "vmaf_b_v0.6.3: %f, ci.p95: [%f, %f], stddev: %f\n",
+                k.pooled.at("vmaf_bagging").at("mean"), k.pooled.at("vmaf_ci_p95_lo").at("mean"),
+                k.pooled.at("vmaf_ci_p95_hi").at("mean"), k.pooled.at("vmaf_stddev").at("mean"));
+  const size_t a = b.err.find(plain), c = b.err.find(ci);
+  EXPECT_NE(a, std::string::npos) << plain << "\n" << b.err;
+  EXPECT_NE(c, std::string::npos) << ci << "\n" << b.err;
+  EXPECT_LT(a, c) << b.err;
+}
+
+// A run that fails: exit status 1 and the line naming the cause on stderr, nothing on stdout.
+void expect_refused(const std::string& prefix, const std::string& args, const std::string& expect) {
+  Streams r = run_streams(prefix, args);
+  EXPECT_EQ(r.status, 1) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(expect), std::string::npos) << args << ": expected '" << expect << "' in\n" << r.err;
+  EXPECT_EQ(r.out, "") << args;
+}
+
+TEST(CliNumbers, StrictRangeCheckedNeverWrapped) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  const std::string io = "-r " + ref + " -d " + dist;
+  // 4294967617 = 2^32 + 321: libvmaf scores it as width 321.
+  expect_refused("", io + " -w 4294967617 -h 240", "--width must be a whole number from 1 to 32768, not '4294967617'");
+  expect_refused("", io + " -w 320 -h -240", "--height must be a whole number from 1 to 32768, not '-240'");
+  expect_refused("", io + " -w 320 -h 240 --frame_cnt -1", "--frame_cnt must be a whole number");
+  expect_refused("", io + " -w 320 -h 240 --threads 2x", "--threads must be a whole number");
+  expect_refused("", io + " -w 320 -h 240 --frame_skip_ref 18446744073709551616", "--frame_skip_ref must be");
+  expect_refused("", io + " -w 0320 -h 240", "leading zero");
+  expect_refused("", io + " -w 320 -h 240 --device 99999", "--device must be a whole number from 0 to 255");
+  // Hexadecimal, as libvmaf's strtoul(..., 0) reads it.
+  Streams hex = run_streams("", io + " -w 0x140 -h 0xF0 --backend cpu -q --frame_cnt 0x2 --json -o " +
+                                    tmp("hex.json"));
+  ASSERT_EQ(hex.status, 0) << hex.err;
+  Oracle o;
+  ASSERT_TRUE(load_oracle(tmp("hex.json"), &o).is_ok());
+  EXPECT_EQ(o.frames.size(), 2u);
+}
+
+TEST(CliNumbers, Y4mHeaderNumbersChecked) {
+  const std::string dist = sample("dist");
+  write_y4m(dist, tmp("n_ok.y4m"), 320, 240, 8);
+  std::string y = slurp(tmp("n_ok.y4m"));
+  const struct {
+    const char* name;
+    const char* from;
+    const char* to;
+    const char* expect;
+  } cases[] = {
+      {"n_neg.y4m", "W320", "W-5", "y4m header width 'W-5' is not a whole number from 1 to 32768"},
+      {"n_wrap.y4m", "W320", "W4294967617", "y4m header width 'W4294967617'"},
+      {"n_empty.y4m", "H240", "H", "y4m header height 'H'"},
+      {"n_junk.y4m", "H240", "H240x", "y4m header height 'H240x'"},
+      {"n_depth.y4m", "C420jpeg", "C420p1x", "C420p1x"},
+      {"n_chroma.y4m", "C420jpeg", "C411", "C411 is not supported"},
+  };
+  for (const auto& c : cases) {
+    std::string bad = y;
+    bad.replace(bad.find(c.from), std::strlen(c.from), c.to);
+    {
+      std::ofstream out(tmp(c.name), std::ios::binary);
+      out << bad;
+    }
+    expect_refused("", "-r " + tmp(c.name) + " -d " + tmp("n_ok.y4m"), c.expect);
+  }
+}
+
+TEST(CliY4m, DetectedByItsHeaderNotItsName) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  write_y4m(ref, tmp("UPPER.Y4M"), 320, 240, 8);
+  write_y4m(dist, tmp("no_extension"), 320, 240, 8);
+  CliRun raw = run(raw_args(ref, dist) + " -q --json -o " + tmp("d_raw.json"));
+  ASSERT_EQ(raw.status, 0) << raw.output;
+  CliRun y = run("-r " + tmp("UPPER.Y4M") + " -d " + tmp("no_extension") + " --backend cpu -q --json -o " +
+                 tmp("d_y4m.json"));
+  ASSERT_EQ(y.status, 0) << y.output;
+  expect_same_scores(tmp("d_raw.json"), tmp("d_y4m.json"));
+  // A .y4m stream through a pipe, read and mapped inputs mixed.
+  CliRun p = run_with("cat " + tmp("no_extension") + " | ", "-r " + tmp("UPPER.Y4M") +
+                                                                " -d /dev/stdin --backend cpu -q --json -o " +
+                                                                tmp("d_pipe.json"));
+  ASSERT_EQ(p.status, 0) << p.output;
+  expect_same_scores(tmp("d_raw.json"), tmp("d_pipe.json"));
+  // Raw video named .y4m is raw video; a raw pipe keeps the bytes read to tell (frame 0 starts with them).
+  ASSERT_EQ(std::system(("cp " + dist + " " + tmp("raw_named.y4m")).c_str()), 0);
+  CliRun r = run(raw_args(ref, tmp("raw_named.y4m")) + " -q --json -o " + tmp("d_named.json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_same_scores(tmp("d_raw.json"), tmp("d_named.json"));
+  CliRun rp = run_with("cat " + dist + " | ", raw_args(ref, "/dev/stdin") + " -q --json -o " + tmp("d_rawpipe.json"));
+  ASSERT_EQ(rp.status, 0) << rp.output;
+  expect_same_scores(tmp("d_raw.json"), tmp("d_rawpipe.json"));
+  // Raw input without a size says what it needs.
+  expect_refused("", "-r " + ref + " -d " + dist, "is raw video (no YUV4MPEG2 header): give --width and --height");
+}
+
+TEST(CliY4m, FlagsCheckedAgainstTheHeader) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  write_y4m(ref, tmp("f_ref.y4m"), 320, 240, 8);
+  write_y4m(dist, tmp("f_dist.y4m"), 320, 240, 8);
+  const std::string io = "-r " + tmp("f_ref.y4m") + " -d " + tmp("f_dist.y4m") + " --backend cpu -q";
+  expect_refused("", io + " -b 10", "is planar 4:2:0 8-bit (its y4m header: C420jpeg), not what --bitdepth 10 says");
+  expect_refused("", io + " -p 422", "not what --pixel_format 422 says");
+  expect_refused("", io + " -p nv12", "not what --pixel_format nv12 says");
+  expect_refused("", io + " -p 444 -b 8", "not what --pixel_format 444 --bitdepth 8 says");
+  expect_refused("", io + " -w 300", "is 320x240 (its y4m header), not the 300x240 given");
+  // Flags that agree are fine (libvmaf would read the file as raw video instead).
+  CliRun ok = run(io + " -w 320 -h 240 -p 420 -b 8 --frame_cnt 2");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  CliRun ok2 = run(io + " -p i420 --frame_cnt 2");
+  EXPECT_EQ(ok2.status, 0) << ok2.output;
+}
+
+TEST(CliOutput, CheckedBeforeScoring) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  const std::string io = raw_args(ref, dist) + " -q";
+  // Fails before the scorer starts (the trace shows no scorer thread).
+  Streams r = run_streams("VMAFX_TRACE=1 ", io + " --json -o /nonexistent/dir/x.json");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("cannot write results file /nonexistent/dir/x.json: No such file or directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("scorer thread started"), std::string::npos) << r.err;
+  expect_refused("", io + " -o " + ::testing::TempDir(), "is a directory");
+  // Never over an input (a copy of the sample: a tool without the check would overwrite it).
+  const std::string victim = tmp("o_victim.yuv");
+  ASSERT_EQ(std::system(("cp " + dist + " " + victim).c_str()), 0);
+  const std::string before = slurp(victim);
+  expect_refused("", raw_args(ref, victim) + " -q -o " + victim, "results file " + victim + " is one of the inputs");
+  EXPECT_EQ(slurp(victim), before);
+  // A new path tried before a run that then fails is not left behind.
+  const std::string fresh = tmp("never_written.json");
+  std::remove(fresh.c_str());
+  expect_refused("", raw_args(ref, dist) + " -q -m version=nosuchmodel -o " + fresh, "nosuchmodel");
+  const std::string trunc = tmp("o_trunc.yuv");
+  ASSERT_EQ(std::system(("head -c 200000 " + dist + " > " + trunc).c_str()), 0);
+  expect_refused("", raw_args(ref, trunc) + " -q -o " + fresh, "is truncated");
+  EXPECT_FALSE(file_exists(fresh));
+  // An existing file is left as it was when the run fails.
+  {
+    std::ofstream keep(fresh);
+    keep << "keep";
+  }
+  expect_refused("", raw_args(ref, trunc) + " -q -o " + fresh, "is truncated");
+  EXPECT_EQ(slurp(fresh), "keep");
+}
+
+TEST(CliDefaults, NoSilentDefaults) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  const std::string io = raw_args(ref, dist) + " -q";
+  expect_refused("", io + " -b 0", "--bitdepth must be 8, 10, 12 or 16, not '0'");
+  expect_refused("", io + " --subsample 0", "--subsample must be a whole number from 1 to");
+  expect_refused("", io + " -m ''", "--model needs version=NAME or path=FILE, got an empty string");
+  expect_refused("", io + " -o ''", "--output needs a value, got an empty string");
+  expect_refused("", io + " -p ''", "--pixel_format needs a value");
+  expect_refused("", "-r '' -d " + dist + " -w 320 -h 240", "--reference needs a value");
+  expect_refused("", io + " --feature ''", "--feature needs a feature name");
+  expect_refused("", io + " --nosuchoption", "unknown option --nosuchoption");  // libvmaf ignores it
+  expect_refused("", io + " extra_argument", "unexpected argument 'extra_argument'");
+  // A results format without a results file: said, not silently nothing.
+  Streams w = run_streams("", raw_args(ref, dist) + " --json --frame_cnt 1");
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_NE(w.err.find("a results format without --output: no results file is written"), std::string::npos) << w.err;
+}
+
+TEST(CliModel, FileSizeAndKindLimited) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  const std::string io = raw_args(ref, dist) + " -q";
+  expect_refused("", io + " -m path=/dev/zero", "model file /dev/zero is not a regular file");
+  const std::string big = tmp("big_model.json");
+  {
+    std::ofstream f(big);
+  }
+  ASSERT_EQ(truncate(big.c_str(), off_t(17) << 20), 0);
+  expect_refused("", io + " -m path=" + big, "has 17825792 bytes, more than the 16 MiB a model file may have");
+  expect_refused("", io + " -m path=" + ::testing::TempDir(), "is not a regular file");
+  expect_refused("", io + " -m version=vmaf_v9", "'vmaf_v9' is not a built-in model version (built in: ");
+  std::remove(big.c_str());
+}
+
+TEST(CliMasks, CpumaskReachesTheEngineAndGpumaskMeansNoGpu) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  const std::string io = "-r " + ref + " -d " + dist + " -w 320 -h 240 -q --frame_cnt 3";
+  Streams c = run_streams("VMAFX_TRACE=1 ", io + " --backend cpu --cpumask 0x3f --json -o " + tmp("cpumask.json"));
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_NE(c.err.find("--cpumask: VMAFX_CPUMASK=63 set for the engine"), std::string::npos) << c.err;
+  // Without SIMD the scores are the same (SIMD equals the scalar reference bit for bit).
+  CliRun plain = run(io + " --backend cpu --json -o " + tmp("nomask.json"));
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  expect_same_scores(tmp("cpumask.json"), tmp("nomask.json"));
+  expect_refused("", io + " --cpumask -1", "--cpumask must be a whole number");
+  // --gpumask non-zero: the CPU, chosen (no fallback notice); with --backend hip a contradiction.
+  Streams g = run_streams("VMAFX_TRACE=1 ", io + " --gpumask 1");
+  ASSERT_EQ(g.status, 0) << g.err;
+  EXPECT_NE(g.err.find("Scorer::create end: cpu"), std::string::npos) << g.err;
+  EXPECT_EQ(g.err.find("no usable GPU"), std::string::npos) << g.err;
+  expect_refused("", io + " --gpumask 1 --backend hip", "--gpumask 1 leaves the GPU out");
+}
+
+TEST(CliModel, SeveralModelsNeedTheirOwnNames) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  expect_refused("", raw_args(ref, dist) + " -m version=vmaf_v0.6.1 -m version=vmaf_4k_v0.6.1",
+                 "both score into the column 'vmaf'");
+  expect_refused("", raw_args(ref, dist) + " -m version=vmaf_v0.6.1:disable_clip=yes", "true or false, not 'yes'");
+  expect_refused("", raw_args(ref, dist) + " --aom_ctc v9.0", "--aom_ctc: unknown version 'v9.0'");
+  expect_refused("", raw_args(ref, dist) + " --nflx_ctc v2.0", "--nflx_ctc: unknown version 'v2.0'");
+}
+
+// -n with a model: the model's features, no score (libvmaf); -n alone has nothing to compute.
+TEST(CliNoPrediction, WritesTheModelsFeatures) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  CliRun full = run(raw_args(ref, dist) + " -q --json -o " + tmp("np_full.json"));
+  ASSERT_EQ(full.status, 0) << full.output;
+  Streams n = run_streams("", raw_args(ref, dist) + " -n -m version=vmaf_v0.6.1 --json -o " + tmp("np.json"));
+  ASSERT_EQ(n.status, 0) << n.err;
+  EXPECT_EQ(n.err.find("vmaf_v0.6.1: "), std::string::npos) << "no pooled score with -n\n" << n.err;
+  Oracle a, b;
+  ASSERT_TRUE(load_oracle(tmp("np_full.json"), &a).is_ok());
+  ASSERT_TRUE(load_oracle(tmp("np.json"), &b).is_ok());
+  ASSERT_EQ(b.frames.size(), 24u);
+  for (size_t k = 0; k < a.frames.size(); k++) {
+    std::map<std::string, double> want = a.frames[k];
+    want.erase("vmaf");
+    EXPECT_EQ(b.frames[k], want) << "frame " << k;
+  }
+  EXPECT_EQ(b.frames[0].count("vmaf"), 0u);
+  EXPECT_EQ(b.frames[0].count("integer_adm2"), 1u);
+  EXPECT_EQ(b.frames[0].count("integer_vif_scale3"), 1u);
+  EXPECT_EQ(b.frames[0].count("integer_motion2"), 1u);
+  expect_refused("", raw_args(ref, dist) + " -n", "--no_prediction without --model or --feature");
+  expect_refused("", raw_args(ref, dist) + " -n -m version=vmaf_v0.6.1:float_vif.vif_enhn_gain_limit=1.0",
+                 "names extractor 'float_vif', which the model does not use");
+}
+
+// Several models in one pass: each model's column as libvmaf names it, each equal to the model scored alone; the
+// pooled lines in the models' order.
+TEST(CliModels, SeveralModelsInOnePassEqualSingleRuns) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  Streams both = run_streams("", raw_args(ref, dist) + " -m version=vmaf_v0.6.1 -m version=vmaf_4k_v0.6.1:name=vmaf_4k "
+                                 "-m version=vmaf_b_v0.6.3:name=boot --json -o " + tmp("m_both.json"));
+  ASSERT_EQ(both.status, 0) << both.err;
+  CliRun a = run(raw_args(ref, dist) + " -q -m version=vmaf_v0.6.1 --json -o " + tmp("m_a.json"));
+  CliRun b = run(raw_args(ref, dist) + " -q -m version=vmaf_4k_v0.6.1 --json -o " + tmp("m_b.json"));
+  CliRun c = run(raw_args(ref, dist) + " -q -m version=vmaf_b_v0.6.3 --json -o " + tmp("m_c.json"));
+  ASSERT_EQ(a.status, 0) << a.output;
+  ASSERT_EQ(b.status, 0) << b.output;
+  ASSERT_EQ(c.status, 0) << c.output;
+  Oracle m, x, y, z;
+  ASSERT_TRUE(load_oracle(tmp("m_both.json"), &m).is_ok());
+  ASSERT_TRUE(load_oracle(tmp("m_a.json"), &x).is_ok());
+  ASSERT_TRUE(load_oracle(tmp("m_b.json"), &y).is_ok());
+  ASSERT_TRUE(load_oracle(tmp("m_c.json"), &z).is_ok());
+  ASSERT_EQ(m.frames.size(), 24u);
+  for (size_t k = 0; k < m.frames.size(); k++) {
+    EXPECT_EQ(m.frames[k].at("vmaf"), x.frames[k].at("vmaf")) << k;
+    EXPECT_EQ(m.frames[k].at("vmaf_4k"), y.frames[k].at("vmaf")) << k;
+    for (const char* col : {"", "_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi", "_0001", "_0020"})
+      EXPECT_EQ(m.frames[k].at(std::string("boot") + col), z.frames[k].at(std::string("vmaf") + col)) << col << k;
+  }
+  const std::string err = "\n" + both.err;
+  const size_t p1 = err.find("\nvmaf_v0.6.1: "), p2 = err.find("\nvmaf_4k_v0.6.1: "),
+               p3 = err.find("\nvmaf_b_v0.6.3: "), p4 = err.find(", ci.p95: [");
+  ASSERT_NE(p1, std::string::npos) << both.err;
+  ASSERT_NE(p2, std::string::npos) << both.err;
+  ASSERT_NE(p3, std::string::npos) << both.err;
+  ASSERT_NE(p4, std::string::npos) << both.err;
+  EXPECT_TRUE(p1 < p2 && p2 < p3 && p3 < p4) << both.err;
+}
+
+// libvmaf's feature options and model overloads reach the engine: psnr without chroma, an ADM option of the model
+// under libvmaf's suffixed names; -n with the same overload writes the same features.
+TEST(CliModels, FeatureOptionsAndModelOverloads) {
+  const std::string ref = sample("ref"), dist = sample("dist");
+  CliRun f = run(raw_args(ref, dist) + " -q --feature psnr=enable_chroma=false --json -o " + tmp("fo.json"));
+  ASSERT_EQ(f.status, 0) << f.output;
+  Oracle fo;
+  ASSERT_TRUE(load_oracle(tmp("fo.json"), &fo).is_ok());
+  EXPECT_EQ(fo.frames[0].count("psnr_y"), 1u);
+  EXPECT_EQ(fo.frames[0].count("psnr_cb"), 0u);
+
+  const std::string model = " -m version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0";
+  CliRun plain = run(raw_args(ref, dist) + " -q --json -o " + tmp("ov_plain.json"));
+  CliRun ov = run(raw_args(ref, dist) + " -q" + model + " --json -o " + tmp("ov.json"));
+  CliRun ovn = run(raw_args(ref, dist) + " -q -n" + model + " --json -o " + tmp("ov_n.json"));
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  ASSERT_EQ(ov.status, 0) << ov.output;
+  ASSERT_EQ(ovn.status, 0) << ovn.output;
+  Oracle p, o, n;
+  ASSERT_TRUE(load_oracle(tmp("ov_plain.json"), &p).is_ok());
+  ASSERT_TRUE(load_oracle(tmp("ov.json"), &o).is_ok());
+  ASSERT_TRUE(load_oracle(tmp("ov_n.json"), &n).is_ok());
+  EXPECT_EQ(o.frames[0].count("integer_adm2"), 0u);
+  ASSERT_EQ(o.frames[0].count("integer_adm2_egl_1"), 1u);
+  EXPECT_NE(o.pooled.at("vmaf").at("mean"), p.pooled.at("vmaf").at("mean"));
+  for (size_t k = 0; k < o.frames.size(); k++) {
+    std::map<std::string, double> want = o.frames[k];
+    want.erase("vmaf");
+    EXPECT_EQ(n.frames[k], want) << k;
+  }
+  // Presets reach the engine too: --nflx_ctc asks for psnr's enable_apsnr (the engine's psnr refuses it today).
+  Streams ctc = run_streams("", raw_args(ref, dist) + " -q --nflx_ctc v1.0");
+  EXPECT_EQ(ctc.status, 1) << ctc.err;
+  EXPECT_NE(ctc.err.find("enable_apsnr"), std::string::npos) << ctc.err;
 }
 
 }  // namespace

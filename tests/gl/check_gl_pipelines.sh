@@ -23,4 +23,9 @@ check() {  # name, frames expected, command...
 check "score-gl-upload.sh videotestsrc" 8 "$src/pipelines/score-gl-upload.sh" videotestsrc 8 threads=1
 check "score-gl-upload.sh gltestsrc" 8 "$src/pipelines/score-gl-upload.sh" gltestsrc 8 threads=1
 check "score-gl-compositor.sh" 6 "$src/pipelines/score-gl-compositor.sh" 6 0.3 threads=1
+if [ -n "${DISPLAY:-}" ]; then
+  check "score-glx-capture.sh" 6 "$src/pipelines/score-glx-capture.sh" 6 threads=1
+else
+  echo "skip: score-glx-capture.sh (no DISPLAY)"
+fi
 exit $fail

@@ -67,7 +67,7 @@ void TestGlContext::reset() {
     if (glx_context_) glXDestroyContext(dpy, static_cast<GLXContext>(glx_context_));
     XCloseDisplay(dpy);
   }
-  x_display_ = glx_context_ = nullptr;
+  x_display_ = glx_context_ = glx_config_ = nullptr;
   glx_pbuffer_ = 0;
 }
 
@@ -85,6 +85,7 @@ Status TestGlContext::create_glx(TestGlContext* out) {
   if (!cfgs || n == 0) return {Errc::device_unavailable, "no GLX pbuffer config on display " + std::string(name)};
   GLXFBConfig cfg = cfgs[0];
   XFree(cfgs);
+  out->glx_config_ = cfg;
   GLXContext ctx = glXCreateNewContext(dpy, cfg, GLX_RGBA_TYPE, nullptr, True);
   if (!ctx) return {Errc::device_unavailable, "glXCreateNewContext failed on display " + std::string(name)};
   out->glx_context_ = ctx;
@@ -116,6 +117,8 @@ Status TestGlContext::create_egl_on(void* device, const std::string& what) {
     return {Errc::device_unavailable, "no EGL config on " + what + " (" + egl_error() + ")"};
   const EGLint ctx_attrs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
   egl_context_ = eglCreateContext(dpy, cfg, EGL_NO_CONTEXT, desktop ? nullptr : ctx_attrs);
+  egl_config_ = cfg;
+  egl_desktop_ = desktop;
   if (!egl_context_) return {Errc::device_unavailable, "eglCreateContext failed on " + what + " (" + egl_error() + ")"};
   if (!surfaceless && pbuffer) {
     const EGLint pb_attrs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
@@ -187,6 +190,50 @@ Status TestGlContext::make_current() const {
     return Status::ok();
   }
   return {Errc::invalid_argument, "no test GL context"};
+}
+
+Status TestGlContext::make_shared_current(Shared* out) const {
+  *out = {};
+  if (egl_display_) {
+    eglBindAPI(egl_desktop_ ? EGL_OPENGL_API : EGL_OPENGL_ES_API);  // the bound API is per thread
+    const EGLint ctx_attrs[] = {EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE};
+    out->context = eglCreateContext(egl_display_, egl_config_, egl_context_, egl_desktop_ ? nullptr : ctx_attrs);
+    if (!out->context) return {Errc::device_unavailable, "shared eglCreateContext failed (" + egl_error() + ")"};
+    if (egl_surface_) {
+      const EGLint pb_attrs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+      out->surface = eglCreatePbufferSurface(egl_display_, egl_config_, pb_attrs);
+    }
+    if (!eglMakeCurrent(egl_display_, out->surface, out->surface, out->context))
+      return {Errc::device_unavailable, "shared eglMakeCurrent failed (" + egl_error() + ")"};
+    return Status::ok();
+  }
+  if (x_display_) {
+    auto* dpy = static_cast<Display*>(x_display_);
+    auto cfg = static_cast<GLXFBConfig>(glx_config_);
+    out->context = glXCreateNewContext(dpy, cfg, GLX_RGBA_TYPE, static_cast<GLXContext>(glx_context_), True);
+    if (!out->context) return {Errc::device_unavailable, "shared glXCreateNewContext failed"};
+    const int pb_attrs[] = {GLX_PBUFFER_WIDTH, 16, GLX_PBUFFER_HEIGHT, 16, None};
+    out->pbuffer = glXCreatePbuffer(dpy, cfg, pb_attrs);
+    if (!glXMakeContextCurrent(dpy, out->pbuffer, out->pbuffer, static_cast<GLXContext>(out->context)))
+      return {Errc::device_unavailable, "shared glXMakeContextCurrent failed"};
+    return Status::ok();
+  }
+  return {Errc::invalid_argument, "no test GL context"};
+}
+
+void TestGlContext::release_shared(Shared* sh) const {
+  if (egl_display_ && sh->context) {
+    eglMakeCurrent(egl_display_, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (sh->surface) eglDestroySurface(egl_display_, sh->surface);
+    eglDestroyContext(egl_display_, sh->context);
+  }
+  if (x_display_ && sh->context) {
+    auto* dpy = static_cast<Display*>(x_display_);
+    glXMakeContextCurrent(dpy, None, None, nullptr);
+    if (sh->pbuffer) glXDestroyPbuffer(dpy, sh->pbuffer);
+    glXDestroyContext(dpy, static_cast<GLXContext>(sh->context));
+  }
+  *sh = {};
 }
 
 void TestGlContext::release_current() const {

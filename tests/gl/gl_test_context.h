@@ -30,6 +30,18 @@ class TestGlContext {
   Status make_current() const;
   void release_current() const;
   std::string description() const { return description_; }
+  bool is_glx() const { return x_display_ != nullptr; }
+
+  // A second context sharing this one's textures (a producer thread's), made current on the calling thread: GLX with
+  // a pbuffer of this context's config, EGL surfaceless or with a pbuffer. release_shared() on the same thread
+  // destroys it.
+  struct Shared {
+    void* context = nullptr;
+    unsigned long pbuffer = 0;
+    void* surface = nullptr;
+  };
+  Status make_shared_current(Shared* out) const;
+  void release_shared(Shared* shared) const;
 
  private:
   Status create_egl_on(void* device, const std::string& what);
@@ -38,11 +50,14 @@ class TestGlContext {
   // GLX
   void* x_display_ = nullptr;
   void* glx_context_ = nullptr;
+  void* glx_config_ = nullptr;  // GLXFBConfig
   unsigned long glx_pbuffer_ = 0;
   // EGL
   void* egl_display_ = nullptr;
   void* egl_context_ = nullptr;
   void* egl_surface_ = nullptr;
+  void* egl_config_ = nullptr;
+  bool egl_desktop_ = true;
   std::string description_;
 };
 

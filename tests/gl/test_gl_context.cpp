@@ -37,6 +37,7 @@ DeviceIdentity mi210() {
   d.index = 1;
   d.name = "AMD Instinct MI210";
   d.pci_bus_id = "0000:83:00.0";
+  d.vendor_devices = 1;
   return d;
 }
 
@@ -59,6 +60,8 @@ void check_real_context(const TestGlContext& ctx, Platform expected) {
   Status st = vmafx::gl::query_current_context(&info);
   ASSERT_TRUE(st.is_ok()) << st.to_string();
   std::printf("%s: %s\n", ctx.description().c_str(), info.describe().c_str());
+  std::printf("identity: pci '%s', device uuid '%s' (%s)\n", info.pci_bus_id.c_str(), info.device_uuid.c_str(),
+              info.identity.empty() ? "nothing names the GPU" : info.identity.c_str());
   EXPECT_EQ(info.platform, expected);
   EXPECT_FALSE(info.renderer.empty());
   EXPECT_FALSE(info.version.empty());
@@ -150,9 +153,11 @@ TEST(GlContext, CheckRulesOnDescribedContexts) {
   EXPECT_TRUE(vmafx::gl::check_context(described(Platform::glx, "AMD", "AMD Instinct MI210 (radeonsi, gfx90a)"),
                                        &amd, "")
                   .is_ok());
-  EXPECT_TRUE(
-      vmafx::gl::check_context(described(Platform::glx, "X.Org", "AMD Radeon Pro W6800 (radeonsi, navi21)"), &amd, "")
-          .is_ok());
+  // An AMD renderer that does not name the device: accepted only where its PCI address is known to be the device's.
+  ContextInfo w6800 = described(Platform::glx, "X.Org", "AMD Radeon Pro W6800 (radeonsi, navi21)");
+  w6800.pci_bus_id = "0000:83:00.0";
+  w6800.identity = "GL_EXT_memory_object device UUID (Mesa: PCI 0000:83:00.0)";
+  EXPECT_TRUE(vmafx::gl::check_context(w6800, &amd, "").is_ok());
 
   struct Refusal {
     ContextInfo ctx;
@@ -180,6 +185,9 @@ TEST(GlContext, CheckRulesOnDescribedContexts) {
       // An EGL context on another NVIDIA GPU.
       {described(Platform::egl, "NVIDIA Corporation", "NVIDIA H200/PCIe/SSE2", 3), &nv, Errc::device_unavailable,
        "CUDA device 3"},
+      // AMD where nothing names the context's GPU and the renderer does not name the device: refused before ROCm.
+      {described(Platform::glx, "X.Org", "AMD Radeon Pro W6800 (radeonsi, navi21)"), &amd, Errc::device_unavailable,
+       "nothing names the GPU"},
   };
   for (const Refusal& r : refusals) {
     Status st = vmafx::gl::check_context(r.ctx, r.dev, "no runtime here");
@@ -192,6 +200,84 @@ TEST(GlContext, CheckRulesOnDescribedContexts) {
       EXPECT_TRUE(contains(st.message(), r.dev->name)) << st.message();
     }
   }
+}
+
+// The same-GPU step: PCI bus ids, device UUIDs, the EGL CUDA ordinal, the renderer rule, then the device list.
+TEST(GlContext, SameGpuByPciBusIdUuidOrRule) {
+  using vmafx::gl::SameGpu;
+  const DeviceIdentity amd = mi210();
+  DeviceIdentity nv = h200();
+  nv.uuid = "5f1c0b6e9a8d4c2b8e7f6a5d4c3b2a19";
+  nv.vendor_devices = 1;
+
+  // PCI bus ids, in CUDA's, HIP's and sysfs's spellings.
+  EXPECT_EQ(vmafx::gl::normalize_pci_bus_id("0000:83:00.0"), "0000:83:00.0");
+  EXPECT_EQ(vmafx::gl::normalize_pci_bus_id("00000000:3B:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(vmafx::gl::normalize_pci_bus_id("3b:00.0"), "0000:3b:00.0");
+  EXPECT_EQ(vmafx::gl::normalize_pci_bus_id("renderD128"), "");
+  const unsigned char mesa_uuid[16] = {0, 0, 0, 0, 0x83, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_EQ(vmafx::gl::pci_from_mesa_amd_uuid(mesa_uuid), "0000:83:00.0");
+  const unsigned char nvidia_uuid[16] = {0x5f, 0x1c, 0x0b, 0x6e, 0x9a, 0x8d, 0x4c, 0x2b,
+                                         0x8e, 0x7f, 0x6a, 0x5d, 0x4c, 0x3b, 0x2a, 0x19};
+  EXPECT_EQ(vmafx::gl::pci_from_mesa_amd_uuid(nvidia_uuid), "") << "a UUID that is not Mesa's PCI encoding";
+
+  SameGpu same;
+  ContextInfo amd_ctx = described(Platform::glx, "AMD", "AMD Radeon Pro W6800 (radeonsi, navi21)");
+  amd_ctx.pci_bus_id = "0000:83:00.0";
+  amd_ctx.identity = "GL_EXT_memory_object device UUID (Mesa: PCI 0000:83:00.0)";
+  ASSERT_TRUE(vmafx::gl::check_context(amd_ctx, &amd, "", &same).is_ok());
+  EXPECT_EQ(same.basis, SameGpu::Basis::identity);
+  EXPECT_TRUE(contains(same.text, "0000:83:00.0")) << same.text;
+  amd_ctx.pci_bus_id = "0000:03:00.0";  // a second AMD GPU's GLX context
+  Status st = vmafx::gl::check_context(amd_ctx, &amd, "", &same);
+  EXPECT_EQ(st.code(), Errc::device_unavailable);
+  EXPECT_TRUE(contains(st.message(), "PCI 0000:03:00.0") && contains(st.message(), "0000:83:00.0")) << st.message();
+
+  // NVIDIA GLX: the device UUID of GL_EXT_memory_object against cuDeviceGetUuid.
+  ContextInfo nv_ctx = described(Platform::glx, "NVIDIA Corporation", "NVIDIA H200/PCIe/SSE2");
+  nv_ctx.device_uuid = nv.uuid;
+  ASSERT_TRUE(vmafx::gl::check_context(nv_ctx, &nv, "", &same).is_ok());
+  EXPECT_EQ(same.basis, SameGpu::Basis::identity);
+  nv_ctx.device_uuid = "00112233445566778899aabbccddeeff";
+  st = vmafx::gl::check_context(nv_ctx, &nv, "", &same);
+  EXPECT_EQ(st.code(), Errc::device_unavailable);
+  EXPECT_TRUE(contains(st.message(), nv_ctx.device_uuid) && contains(st.message(), nv.uuid)) << st.message();
+
+  // Nothing names the GPU: the renderer names the device and it is the runtime's only one (the rule) ...
+  nv_ctx.device_uuid.clear();
+  ASSERT_TRUE(vmafx::gl::check_context(nv_ctx, &nv, "", &same).is_ok());
+  EXPECT_EQ(same.basis, SameGpu::Basis::rule);
+  EXPECT_TRUE(contains(same.text, "by rule")) << same.text;
+  // ... else NVIDIA leaves it to the runtime's device list, and AMD is refused.
+  nv.vendor_devices = 2;
+  ASSERT_TRUE(vmafx::gl::check_context(nv_ctx, &nv, "", &same).is_ok());
+  EXPECT_EQ(same.basis, SameGpu::Basis::device_list);
+  DeviceIdentity two_amd = amd;
+  two_amd.vendor_devices = 2;
+  st = vmafx::gl::check_context(described(Platform::glx, "AMD", "AMD Instinct MI210 (radeonsi, gfx90a)"), &two_amd, "");
+  EXPECT_EQ(st.code(), Errc::device_unavailable);
+  EXPECT_TRUE(contains(st.message(), "2 devices")) << st.message();
+
+  // The runtime's list against the decision (Importer::create after cuGLGetDevices succeeded).
+  const std::string sym = "cuGLGetDevices_v2", what = "GLX context";
+  std::string text;
+  const int ours[] = {0}, others[] = {1, 2};
+  SameGpu by_list{SameGpu::Basis::device_list, "nothing names it"};
+  SameGpu by_id{SameGpu::Basis::identity, "device UUID is the device's"};
+  SameGpu by_rule{SameGpu::Basis::rule, "by rule: ..."};
+  EXPECT_TRUE(vmafx::gl::judge_device_list(by_list, nv, ours, 1, sym, what, &text).is_ok());
+  EXPECT_TRUE(contains(text, "lists it [0]")) << text;
+  st = vmafx::gl::judge_device_list(by_id, nv, others, 2, sym, what, &text);
+  EXPECT_EQ(st.code(), Errc::device_unavailable);
+  EXPECT_TRUE(contains(st.message(), "[1, 2]")) << st.message();
+  // An empty list (measured on the H200 under GLX with a pbuffer) decides nothing by itself.
+  EXPECT_TRUE(vmafx::gl::judge_device_list(by_id, nv, nullptr, 0, sym, what, &text).is_ok());
+  EXPECT_TRUE(contains(text, "listed no device") && contains(text, "identity decided")) << text;
+  EXPECT_TRUE(vmafx::gl::judge_device_list(by_rule, nv, nullptr, 0, sym, what, &text).is_ok());
+  EXPECT_TRUE(contains(text, "rule decided")) << text;
+  st = vmafx::gl::judge_device_list(by_list, nv, nullptr, 0, sym, what, &text);
+  EXPECT_EQ(st.code(), Errc::device_unavailable);
+  EXPECT_TRUE(contains(st.message(), "lists no device")) << st.message();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // GL textures into device frames through the GPU runtime's GL interop, on a GL context of the scoring GPU (NVIDIA:
-// EGL's device platform, the EGLDevice whose CUDA ordinal is the device's; AMD: GLX on $DISPLAY). Checks, printing
+// EGL's device platform, the EGLDevice whose CUDA ordinal is the device's, or GLX on $DISPLAY with
+// VMAFX_TEST_GL_PLATFORM=glx, e.g. Xvfb with NVIDIA's GLX client library; AMD: GLX on $DISPLAY). Checks, printing
 // the first mismatch with its seed and position:
 //   - the importer accepts the GPU's own context (and says what it checked, probe read included);
 //   - every layout (R8 x3, R8 + RG8, R16 + RG16, R8 / R16 gray, RGBA8) lands in the device frame byte for byte, on
@@ -23,6 +24,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <random>
@@ -33,6 +35,7 @@
 #include "gl_test_context.h"
 #include "gl/test_hooks.h"
 #include "gpu_device.h"
+#include "hip/cuda_memory.h"
 #include "hip/kernels/rgba_luma_impl.h"
 #include "hip/module.h"
 #include "support.h"
@@ -67,8 +70,9 @@ Status open_gl_gpu(GlGpu* g, std::string* skip) {
   }
   VMAFX_TRY(s);
   const hip::DeviceInfo& di = g->device->info();
-  s = di.vendor == hip::Vendor::nvidia ? TestGlContext::create_egl_cuda(di.index, &g->gl)
-                                       : TestGlContext::create_glx(&g->gl);
+  const char* platform = std::getenv("VMAFX_TEST_GL_PLATFORM");
+  const bool glx = di.vendor != hip::Vendor::nvidia || (platform && std::string(platform) == "glx");
+  s = glx ? TestGlContext::create_glx(&g->gl) : TestGlContext::create_egl_cuda(di.index, &g->gl);
   if (s.code() == Errc::device_unavailable) {
     *skip = "no GL context on " + di.name + ": " + s.message();
     return s;
@@ -78,6 +82,10 @@ Status open_gl_gpu(GlGpu* g, std::string* skip) {
   s = Importer::create(public_vendor(di.vendor), di.index, &g->importer, &info);
   std::printf("GL: %s\ncontext: %s\ndevice: %s %s (%s)\n", g->gl.description().c_str(), info.describe().c_str(),
               di.name.c_str(), di.pci_bus_id.c_str(), di.library.c_str());
+  // What names the context's GPU, beside the device's own identity (the same-GPU rule of docs/gl.md, measured here).
+  std::printf("context identity: pci '%s', device uuid '%s' (%s); device uuid '%s'\n", info.pci_bus_id.c_str(),
+              info.device_uuid.c_str(), info.identity.empty() ? "nothing names it" : info.identity.c_str(),
+              di.vendor == hip::Vendor::nvidia ? hip::cuda_device_uuid(g->device->api(), di.index).c_str() : "");
   if (!s.is_ok() && di.vendor == hip::Vendor::amd) {
     // ROCm's interop refuses what it cannot read (ROCm 10.1: every read of a mapped texture); the refusal is the
     // documented outcome there, and it must name the renderer.
@@ -706,10 +714,7 @@ TEST(GlImportGpu, AProducerOverwritingRightAfterImportDoesNotOvertakeTheRead) {
 
 TEST(GlImportGpu, AProducersFenceIsWaitedForAndAMissingWaitIsSeenOrOrderedByTheRuntime) {
   GL_GPU_OR_SKIP(g);
-  // A producer thread with a second context sharing this one's textures (EGL only: the NVIDIA path).
-  EGLDisplay dpy = eglGetCurrentDisplay();
-  EGLContext share = eglGetCurrentContext();
-  if (share == EGL_NO_CONTEXT) GTEST_SKIP() << "the producer context needs EGL (this context is GLX)";
+  // A producer thread with a second context sharing this one's textures (GLX or EGL, as the test's context).
   constexpr uint32_t kW = 3840, kH = 2160;
   std::vector<uint8_t> old_content(size_t(kW) * kH * 4, 0x11);
   GlTexture target;
@@ -736,15 +741,11 @@ TEST(GlImportGpu, AProducersFenceIsWaitedForAndAMissingWaitIsSeenOrOrderedByTheR
   } sh;
   const int iterations = 20000;
   std::thread producer([&] {
-    EGLConfig cfg = nullptr;
-    EGLint n = 0;
-    eglBindAPI(EGL_OPENGL_API);  // the bound API is per thread (EGL's default is OpenGL ES)
-    const EGLint want[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
-    eglChooseConfig(dpy, want, &cfg, 1, &n);
-    EGLContext ctx = eglCreateContext(dpy, cfg, share, nullptr);
-    if (!ctx || !eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
+    TestGlContext::Shared ctx;
+    if (Status cs = g.gl.make_shared_current(&ctx); !cs.is_ok()) {
+      g.gl.release_shared(&ctx);
       std::lock_guard<std::mutex> lk(sh.mu);
-      sh.error = "producer context: eglCreateContext / eglMakeCurrent failed";
+      sh.error = "producer context: " + cs.to_string();
       sh.done = -1;
       sh.cv.notify_all();
       return;
@@ -792,8 +793,7 @@ TEST(GlImportGpu, AProducersFenceIsWaitedForAndAMissingWaitIsSeenOrOrderedByTheR
     glDeleteVertexArrays(1, &vao);
     glDeleteProgram(prog);
     glFinish();
-    eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-    eglDestroyContext(dpy, ctx);
+    g.gl.release_shared(&ctx);
   });
 
   // One round: the producer draws `value`; the reader waits on its fence (or not) and imports the texture.

@@ -15,8 +15,9 @@
 //   - a GPU-rendered reference (interop) with a raw-uploaded distorted (system memory) in the same frames;
 //   - VMAFX_GL_VERIFY=1 runs: the element compares each imported device frame with the same buffer downloaded through
 //     GL, every sample.
-// GLX cannot be tested there (no X server with the vendor's GLX); tests/gl/test_gl_context covers the GLX check on
-// Xvfb + Mesa. Skips (exit 77) without a GPU or without an EGL device of it.
+// With VMAFX_TEST_GL_PLATFORM=glx the same runs on GLX: a GstGLDisplayX11 of $DISPLAY (on the GPU machine Xvfb with
+// NVIDIA's GLX client library, `vmafx_start_glx`; run with GST_GL_PLATFORM=glx GST_GL_WINDOW=x11), whose contexts the
+// GPU renders. Skips (exit 77) without a GPU or without an EGL device (GLX: an X display) of it.
 #include <gst/gl/egl/gstgldisplay_egl_device.h>
 #include <gst/gl/gstglfuncs.h>
 #include <gst/gl/gl.h>
@@ -26,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -56,6 +58,16 @@ std::string open_gpu_gl(GpuGl* g) {
   if (!s.is_ok()) return "no GPU device: " + s.message();
   const hip::DeviceInfo& di = g->device->info();
   g->vendor = di.vendor == hip::Vendor::amd ? "amd" : "nvidia";
+  const char* platform = std::getenv("VMAFX_TEST_GL_PLATFORM");
+  if (platform && std::string(platform) == "glx") {
+    GstGLDisplay* x = gst_gl_display_new_with_type(GST_GL_DISPLAY_TYPE_X11);  // $DISPLAY
+    const char* name = std::getenv("DISPLAY");
+    if (!x) return "no X display for GLX (DISPLAY=" + std::string(name ? name : "") + ")";
+    g->display = x;
+    std::printf("GPU %s (%s), GL display %s (GLX on %s)\n", di.name.c_str(), di.pci_bus_id.c_str(),
+                GST_OBJECT_NAME(x), name);
+    return "";
+  }
   if (di.vendor != hip::Vendor::nvidia)
     return "EGL device platform interop is tested on NVIDIA (ROCm takes GLX contexts only): " + di.name;
   void* egl_device = nullptr;

@@ -46,6 +46,10 @@ struct ContextInfo {
   bool software = false;     // a software rasteriser (llvmpipe, softpipe, swrast, ...)
   int egl_cuda_device = -1;  // EGL: the CUDA ordinal of the display's EGLDevice (EGL_NV_device_cuda), else -1
   std::string egl_device;    // EGL: the display's device (DRM node or its extensions), for messages
+  // Which GPU the context renders on, where GL or the window system says (the same-GPU check; GL calls only):
+  std::string pci_bus_id;   // "0000:41:00.0": EGL_EXT_device_drm's node in sysfs, or Mesa's AMD device UUID
+  std::string device_uuid;  // GL_EXT_memory_object's GL_DEVICE_UUID_EXT as 32 hex digits (NVIDIA: CUDA's UUID)
+  std::string identity;     // how pci_bus_id / device_uuid were found, for messages
   // "EGL context, renderer 'NVIDIA H200/PCIe/SSE2' (vendor 'NVIDIA Corporation')"
   std::string describe() const;
 };
@@ -64,6 +68,8 @@ struct DeviceIdentity {
   std::string name;                     // "NVIDIA H200"
   std::string pci_bus_id;               // "0000:00:06.0"
   std::string runtime;                  // "libcuda.so.1 (driver 13000)"
+  std::string uuid;                     // NVIDIA: cuDeviceGetUuid as 32 hex digits, else ""
+  int vendor_devices = 0;               // devices the runtime has (the renderer-name rule needs it to be 1)
   // "nvidia device 0 'NVIDIA H200' (PCI 0000:00:06.0)"
   std::string describe() const;
 };
@@ -73,7 +79,29 @@ struct DeviceIdentity {
 // device's vendor; the platform is one that vendor's interop takes (NVIDIA: GLX, EGL; AMD: GLX only); on EGL with a
 // known CUDA ordinal, it is the device's. A refusal is Errc::device_unavailable (not our GPU) or Errc::unsupported
 // (a platform the runtime does not take), and its message names the renderer and the device.
-Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const std::string& no_device_reason);
+//
+// The same-GPU step, before any interop call: the context's PCI bus id (or, on NVIDIA, its device UUID, or on EGL its
+// CUDA ordinal) must be the device's; a mismatch is refused naming both. Where nothing names the context's GPU, the
+// rule (docs/gl.md): the renderer must name the device ("NVIDIA H200/PCIe/SSE2" names "NVIDIA H200") and the runtime
+// must have only that one device; otherwise NVIDIA leaves the decision to the runtime's GL device list and AMD is
+// refused (ROCm must not see another GPU's context). `same_gpu` (may be null) receives the decision and its grounds.
+struct SameGpu {
+  enum class Basis : uint8_t { identity, rule, device_list } basis = Basis::device_list;
+  std::string text;  // "PCI bus id 0000:41:00.0 (EGL_EXT_device_drm ...) is the device's", "by rule: ...", ...
+};
+Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const std::string& no_device_reason,
+                     SameGpu* same_gpu = nullptr);
+// The PCI address Mesa's AMD drivers (radeonsi, radv) encode as their device UUID (four little-endian 32-bit words:
+// domain, bus, device, function), "" when the 16 bytes are not of that shape.
+std::string pci_from_mesa_amd_uuid(const unsigned char uuid[16]);
+// "0000:41:00.0" from any of "41:00.0", "0000:41:00.0", "00000000:41:00.0" (CUDA's and HIP's spellings), lower case;
+// "" when `id` is not a PCI address.
+std::string normalize_pci_bus_id(std::string_view id);
+// The runtime's GL device list (count `count` of `devices`) against the decision `same` for `device` (Importer::create,
+// after cuGLGetDevices / hipGLGetDevices returned success): ok when the list has the device, or is empty while the
+// identity or the rule decided; Errc::device_unavailable naming the list otherwise. `*text` says what was decided.
+Status judge_device_list(const SameGpu& same, const DeviceIdentity& device, const int* devices, unsigned count,
+                         const std::string& symbol, const std::string& context, std::string* text);
 
 // ---- RGBA to luma (GPU kernel and host, same integers) ---------------------------------------------------------
 

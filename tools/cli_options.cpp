@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cli_options.h"
+
+#include <cctype>
+#include <limits>
+
+namespace vmafx::tools {
+
+namespace {
+
+Status bad(std::string message) { return {Errc::invalid_argument, std::move(message)}; }
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// Splits at every `sep`, keeping empty pieces ("a::b" -> a, "", b).
+std::vector<std::string_view> split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t pos = 0;
+  for (;;) {
+    const size_t end = s.find(sep, pos);
+    out.push_back(s.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos));
+    if (end == std::string_view::npos) return out;
+    pos = end + 1;
+  }
+}
+
+bool is_true_false(std::string_view v, bool* out) {
+  if (v == "true") *out = true;
+  else if (v == "false") *out = false;
+  else return false;
+  return true;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+}  // namespace
+
+Status parse_uint(std::string_view text, uint64_t min, uint64_t max, const std::string& what, uint64_t* out) {
+  auto range = [&] {
+    return bad(what + " must be a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+               ", not " + quoted(text));
+  };
+  if (text.empty()) return range();
+  unsigned base = 10;
+  std::string_view digits = text;
+  if (text.size() >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    digits = text.substr(2);
+    if (digits.empty()) return range();
+  } else if (text.size() > 1 && text[0] == '0') {
+    return bad(what + ": " + quoted(text) + " has a leading zero (libvmaf would read it as octal); write it without");
+  }
+  uint64_t v = 0;
+  for (char c : digits) {
+    unsigned d;
+    if (c >= '0' && c <= '9') d = unsigned(c - '0');
+    else if (base == 16 && c >= 'a' && c <= 'f') d = unsigned(c - 'a' + 10);
+    else if (base == 16 && c >= 'A' && c <= 'F') d = unsigned(c - 'A' + 10);
+    else return range();
+    if (v > (std::numeric_limits<uint64_t>::max() - d) / base) return range();
+    v = v * base + d;
+  }
+  if (v < min || v > max) return range();
+  *out = v;
+  return Status::ok();
+}
+
+bool is_valid_name(std::string_view name) {
+  if (name.empty()) return false;
+  const unsigned char first = static_cast<unsigned char>(name[0]);
+  if (!std::isalpha(first) && first != '_') return false;
+  for (char ch : name) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (!std::isalnum(c) && c != '_' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
+size_t find_option(const OptionList& opts, std::string_view key) {
+  for (size_t i = 0; i < opts.size(); i++)
+    if (opts[i].first == key) return i;
+  return opts.size();
+}
+
+void set_option(OptionList* opts, std::string key, std::string value) {
+  const size_t at = find_option(*opts, key);
+  if (at < opts->size()) (*opts)[at].second = std::move(value);
+  else opts->emplace_back(std::move(key), std::move(value));
+}
+
+Status parse_model_spec(std::string_view spec, ModelSpec* out) {
+  const std::string where = "--model " + quoted(spec);
+  if (spec.empty()) return bad("--model needs version=NAME or path=FILE, got an empty string");
+  ModelSpec m;
+  bool have_version = false, have_path = false, have_name = false;
+  const std::vector<std::string_view> keys = split(spec, ':');
+  for (size_t k = 0; k < keys.size(); k++) {
+    const std::string_view kv = keys[k];
+    if (kv.empty()) return bad(where + ": empty parameter (two ':' in a row, or one at an end)");
+    const size_t eq = kv.find('=');
+    const std::string_view key = kv.substr(0, eq);
+    const bool has_value = eq != std::string_view::npos;
+    const std::string_view val = has_value ? kv.substr(eq + 1) : std::string_view();
+    if (key.empty()) return bad(where + ": parameter " + quoted(kv) + " has no name");
+    if (has_value && val.find('=') != std::string_view::npos)
+      return bad(where + ": parameter " + quoted(kv) + " has more than one '='");
+    if (has_value && val.empty()) return bad(where + ": parameter " + quoted(key) + " has an empty value");
+    if (key == "disable_clip" || key == "enable_transform") {
+      bool on = true;
+      if (has_value && !is_true_false(val, &on))
+        return bad(where + ": " + std::string(key) + " takes true or false, not " + quoted(val));
+      (key == "disable_clip" ? m.request.disable_clip : m.request.enable_transform) = on;
+    } else if (!has_value) {
+      // Our addition: the model alone, as the first parameter.
+      if (k != 0)
+        return bad(where + ": parameter " + quoted(key) + " needs a value (" + std::string(key) + "=...)");
+      if (key.find('/') != std::string_view::npos || ends_with(key, ".json")) {
+        m.path = std::string(key);
+        have_path = true;
+      } else {
+        m.version = std::string(key);
+        have_version = true;
+      }
+    } else if (key == "version") {
+      if (have_version || have_path) return bad(where + ": give one version= or path=, not several");
+      m.version = std::string(val);
+      have_version = true;
+    } else if (key == "path") {
+      if (have_version || have_path) return bad(where + ": give one version= or path=, not several");
+      m.path = std::string(val);
+      have_path = true;
+    } else if (key == "name") {
+      if (have_name) return bad(where + ": name= given twice");
+      if (!is_valid_name(val))
+        return bad(where + ": name " + quoted(val) +
+                   " is not a column name (letters, digits, '_', '-', '.', starting with a letter or '_')");
+      m.request.name = std::string(val);
+      have_name = true;
+    } else {
+      // EXTRACTOR.OPTION=VALUE
+      const size_t dot = key.find('.');
+      if (dot == std::string_view::npos)
+        return bad(where + ": unknown parameter " + quoted(key) +
+                   " (known: version, path, name, disable_clip, enable_transform, EXTRACTOR.OPTION=VALUE)");
+      const std::string_view ext = key.substr(0, dot), opt = key.substr(dot + 1);
+      if (ext.empty() || opt.empty() || opt.find('.') != std::string_view::npos || !is_valid_name(ext) ||
+          !is_valid_name(opt))
+        return bad(where + ": " + quoted(key) + " is not EXTRACTOR.OPTION (e.g. vif.vif_enhn_gain_limit)");
+      set_option(&m.request.overrides, std::string(key), std::string(val));
+    }
+  }
+  if (!have_version && !have_path) return bad(where + ": needs version=NAME or path=FILE");
+  if (have_version) {
+    m.request.model = m.version;
+  } else {
+    m.request.model = m.path.find('/') == std::string::npos ? "./" + m.path : m.path;
+  }
+  *out = std::move(m);
+  return Status::ok();
+}
+
+Status parse_feature_spec(std::string_view spec, FeatureRequest* out) {
+  const std::string where = "--feature " + quoted(spec);
+  const size_t eq = spec.find('=');
+  const std::string_view name = spec.substr(0, eq);
+  if (name.empty()) return bad(spec.empty() ? "--feature needs a feature name" : where + ": no feature name");
+  if (!is_valid_name(name)) return bad(where + ": " + quoted(name) + " is not a feature name");
+  FeatureRequest f;
+  f.name = std::string(name);
+  if (eq != std::string_view::npos) {
+    for (std::string_view kv : split(spec.substr(eq + 1), ':')) {
+      if (kv.empty()) return bad(where + ": empty option (after '=', two ':' in a row, or one at the end)");
+      const size_t e = kv.find('=');
+      if (e == std::string_view::npos) return bad(where + ": option " + quoted(kv) + " needs a value (OPTION=VALUE)");
+      const std::string_view key = kv.substr(0, e), val = kv.substr(e + 1);
+      if (key.empty()) return bad(where + ": option " + quoted(kv) + " has no name");
+      if (!is_valid_name(key)) return bad(where + ": " + quoted(key) + " is not an option name");
+      if (val.empty()) return bad(where + ": option " + quoted(key) + " has an empty value");
+      if (val.find('=') != std::string_view::npos)
+        return bad(where + ": option " + quoted(kv) + " has more than one '='");
+      set_option(&f.options, std::string(key), std::string(val));
+    }
+  }
+  *out = std::move(f);
+  return Status::ok();
+}
+
+Status add_model(std::string_view spec, Selection* sel) {
+  ModelSpec m;
+  VMAFX_TRY(parse_model_spec(spec, &m));
+  sel->models.push_back(std::move(m));
+  return Status::ok();
+}
+
+Status add_feature(std::string_view spec, Selection* sel) {
+  FeatureRequest f;
+  VMAFX_TRY(parse_feature_spec(spec, &f));
+  sel->features.push_back(std::move(f));
+  return Status::ok();
+}
+
+namespace {
+
+void preset_model(Selection* sel, const char* version, const char* column) {
+  ModelSpec m;
+  m.version = version;
+  m.request.model = version;
+  m.request.name = column;
+  sel->models.push_back(std::move(m));
+}
+
+void preset_feature(Selection* sel, std::string_view spec) {
+  FeatureRequest f;
+  Status s = parse_feature_spec(spec, &f);
+  (void)s;  // the presets below are well formed (the unit tests parse each)
+  sel->features.push_back(std::move(f));
+}
+
+// libvmaf's CHECKED_REPLACE: the first feature of that name is replaced, else the feature is appended.
+void preset_replace_feature(Selection* sel, std::string_view spec) {
+  FeatureRequest f;
+  Status s = parse_feature_spec(spec, &f);
+  (void)s;
+  for (auto& have : sel->features) {
+    if (have.name == f.name) {
+      have = std::move(f);
+      return;
+    }
+  }
+  sel->features.push_back(std::move(f));
+}
+
+// libvmaf 3.2's aom_ctc_v1_0 .. v7_0: each version is the previous one plus what it adds.
+void aom_ctc(unsigned major, Selection* sel) {
+  preset_model(sel, "vmaf_v0.6.1", "vmaf");
+  preset_model(sel, "vmaf_v0.6.1neg", "vmaf_neg");
+  preset_feature(sel, "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5");
+  preset_feature(sel, "ciede");
+  preset_feature(sel, "float_ssim=enable_db=true:clip_db=true");
+  preset_feature(sel, "float_ms_ssim=enable_db=true:clip_db=true");
+  preset_feature(sel, "psnr_hvs");
+  if (major >= 3) preset_feature(sel, "cambi");
+  if (major >= 6) sel->common_bitdepth = true;
+  if (major >= 7) preset_replace_feature(sel, "float_ssim=scale=1:enable_db=true:clip_db=true");
+}
+
+void nflx_ctc_v1(Selection* sel) {
+  preset_model(sel, "vmaf_4k_v0.6.1", "vmaf");
+  preset_model(sel, "vmaf_4k_v0.6.1neg", "vmaf_neg");
+  preset_feature(sel, "psnr=enable_chroma=true:enable_apsnr=true");
+  preset_feature(sel, "float_ssim=enable_db=true:clip_db=true");
+  preset_feature(sel, "cambi");
+}
+
+constexpr const char* kAomVersions[] = {"v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0"};
+
+}  // namespace
+
+std::string ctc_versions(Ctc which) {
+  if (which == Ctc::nflx) return "v1.0";
+  std::string all;
+  for (const char* v : kAomVersions) all += (all.empty() ? "" : ", ") + std::string(v);
+  return all;
+}
+
+Status apply_ctc(Ctc which, std::string_view version, Selection* sel) {
+  if (which == Ctc::nflx) {
+    if (version != "v1.0") return bad("--nflx_ctc: unknown version " + quoted(version) + " (known: v1.0)");
+    nflx_ctc_v1(sel);
+    return Status::ok();
+  }
+  if (version == "proposed") return bad("--aom_ctc proposed is deprecated (libvmaf refuses it too); use v1.0 or later");
+  for (unsigned i = 0; i < sizeof kAomVersions / sizeof kAomVersions[0]; i++) {
+    if (version == kAomVersions[i]) {
+      aom_ctc(i + 1, sel);
+      return Status::ok();
+    }
+  }
+  return bad("--aom_ctc: unknown version " + quoted(version) + " (known: " + ctc_versions(Ctc::aom) + ")");
+}
+
+Status finish_selection(bool no_prediction, Selection* sel) {
+  if (sel->models.empty() && !no_prediction) {
+    ModelSpec m;
+    m.version = "vmaf_v0.6.1";
+    m.request.model = m.version;
+    sel->models.push_back(std::move(m));
+  }
+  for (size_t i = 0; i < sel->models.size(); i++) {
+    for (size_t j = 0; j < i; j++) {
+      if (sel->models[i].column() == sel->models[j].column())
+        return bad("models " + sel->models[j].label() + " and " + sel->models[i].label() +
+                   " both score into the column '" + sel->models[i].column() +
+                   "': each model needs its own name (--model ...:name=COLUMN), as in libvmaf");
+    }
+  }
+  return Status::ok();
+}
+
+Status add_model_features(const std::vector<ModelFeatureUse>& uses, const ModelSpec& model,
+                          std::vector<FeatureRequest>* out) {
+  for (const auto& [key, value] : model.request.overrides) {
+    const std::string ext = key.substr(0, key.find('.'));
+    bool used = false;
+    std::string all;
+    for (const auto& u : uses) {
+      used = used || u.extractor == ext;
+      if (all.find("'" + u.extractor + "'") == std::string::npos) all += (all.empty() ? "'" : ", '") + u.extractor + "'";
+    }
+    if (!used)
+      return bad("--model " + model.label() + ": " + key + "=" + value + " names extractor '" + ext +
+                 "', which the model does not use (its extractors: " + all + ")");
+  }
+  std::vector<FeatureRequest> add;
+  for (const auto& u : uses) {
+    FeatureRequest f{u.extractor, u.options};
+    for (const auto& [key, value] : model.request.overrides)
+      if (key.compare(0, u.extractor.size() + 1, u.extractor + ".") == 0)
+        set_option(&f.options, key.substr(u.extractor.size() + 1), value);
+    bool have = false;
+    for (const auto* list : {out, &add})
+      for (const auto& g : *list) have = have || (g.name == f.name && g.options == f.options);
+    if (!have) add.push_back(std::move(f));
+  }
+  for (auto& f : add) out->push_back(std::move(f));
+  return Status::ok();
+}
+
+}  // namespace vmafx::tools
