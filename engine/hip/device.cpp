@@ -536,11 +536,11 @@ Event& Event::operator=(Event&& o) noexcept {
   return *this;
 }
 
-Status Event::create(std::shared_ptr<Device> device, Event* out) {
+Status Event::create(std::shared_ptr<Device> device, Event* out, bool blocking) {
   out->reset();
   if (!device) return {Errc::invalid_argument, "event without a device"};
   EventHandle h = nullptr;
-  VMAFX_TRY(device->create_event(&h));
+  VMAFX_TRY(device->create_event(&h, blocking));
   out->device_ = std::move(device);
   out->handle_ = h;
   return Status::ok();

@@ -304,7 +304,9 @@ class Event {
   Event(Event&& o) noexcept { *this = std::move(o); }
   Event& operator=(Event&& o) noexcept;
 
-  static Status create(std::shared_ptr<Device> device, Event* out);
+  // `blocking`: a host thread waiting in synchronize() sleeps until the event completes instead of spinning (for
+  // waits off the per-frame path, such as a release thread's).
+  static Status create(std::shared_ptr<Device> device, Event* out, bool blocking = false);
 
   // Records the event after the work queued on the library stream so far.
   Status record();

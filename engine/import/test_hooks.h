@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Test seams of the dma-buf importer (core/test_hooks.h explains test hooks). Included by import/dmabuf.cpp and by
-// tests only.
+// Test seams of the importers of device memory (core/test_hooks.h explains test hooks). Included by
+// import/dmabuf.cpp, hip/cuda_memory.cpp and tests only.
 #pragma once
 
 #include "core/test_hooks.h"
@@ -8,9 +8,9 @@
 namespace vmafx::import_hooks {
 
 #if VMAFX_TEST_HOOKS
-// The defect the release-order tests must see: device pictures of importers created while this is on give their
-// imports back at once instead of behind the device's reads. Process-wide; a test turns it on around
-// create_dmabuf_device_importer and off after (EarlyReleasePlanted does both).
+// The defect the release-order tests must see: pictures of the dma-buf and CUDA importers created while this is on
+// give their memory back at once instead of behind the device's reads. Process-wide; a test turns it on around the
+// importer's creation and off after (EarlyReleasePlanted does both).
 void set_planted_early_release(bool on);
 bool planted_early_release();
 

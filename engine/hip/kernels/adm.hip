@@ -25,8 +25,10 @@ VMAFX_KERNEL vxadm::adm_finish_kernel_fn adm_finish_kernel;
 
 namespace {
 
+// Inlined into each kernel: where the compiler keeps it a function, ROCm 5's hiprtc gives every kernel of the
+// module the shared memory of all three instantiations (3 x 38016 bytes, past the 64 KiB limit; measured).
 template <class T, class Src>
-__device__ void scale_body(const Src& ref, const Src& dist, const vxadm::ScaleParams& p, T* ref_a, T* dist_a,
+__device__ __forceinline__ void scale_body(const Src& ref, const Src& dist, const vxadm::ScaleParams& p, T* ref_a, T* dist_a,
                            vx_u64* rows, T* dump, vx_u64 dump_plane) {
   __shared__ vx_u64 smem[vxadm::kSmemU64];
   const int tx = threadIdx.x, ty = threadIdx.y, bx = blockIdx.x, by = blockIdx.y;
