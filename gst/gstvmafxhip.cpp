@@ -4,40 +4,44 @@
  * @title: vmafxhip
  *
  * Scores a distorted video stream (dist_sink) against its reference (ref_sink) with Netflix's VMAF, and optionally
- * PSNR, SSIM and MS-SSIM, giving libvmaf's numbers. Frames are paired by timestamp; src outputs the distorted frames
- * unchanged, so the element can sit inline. Every scored frame gets one element message named "VMAF" (type=frame)
- * as soon as the features it needs exist; at the end of the stream a type=pooled message follows and the results
- * file (libvmaf's json, xml, csv or sub layout) is written. Properties, message fields and examples:
- * docs/element.md.
+ * PSNR, SSIM and MS-SSIM, giving libvmaf's numbers. src passes the reference through unchanged and at once
+ * (output=distorted: the distorted stream), so the element can sit inline, also behind a live source. Frames are
+ * paired by running time (or by arrival, pairing=arrival); a frame without its partner is skipped and counted, never
+ * paired with another. With frame-message=true every scored frame gets an element message named "VMAF"
+ * (type=frame); at the end of the stream (and at a flushing seek) a type=pooled message follows and the results
+ * file (libvmaf's json, xml, csv or sub layout) is written. Properties, messages and examples: docs/element.md.
  *
  * |[
  * gst-launch-1.0 -m \
  *   filesrc location=ref.yuv ! rawvideoparse width=576 height=324 format=i420 ! v.ref_sink \
  *   filesrc location=dist.yuv ! rawvideoparse width=576 height=324 format=i420 ! v.dist_sink \
- *   vmafxhip name=v psnr=true results-filename=scores.json ! fakesink
+ *   vmafxhip name=v frame-message=true psnr=true results-filename=scores.json ! fakesink
  * ]|
  */
 #include "gstvmafxhip.h"
 
-#include <glib/gstdio.h>
+#include <gst/video/video.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "gstvmafxhipcuda.h"  // CUDA hook: memory:CUDAMemory input
-#include "gstvmafxhipdmabuf.h"
 #include "gstvmafxhipgl.h"
 #include "gstvmafxhipimport.h"
+#include "gstvmafxhipinput.h"
 #include "gstvmafxhipmessages.h"
 #include "gstvmafxhippad.h"
+#include "gstvmafxhipresults.h"
+#include "gstvmafxhipscoring.h"
+#include "gstvmafxhipsettings.h"
+#include "gstvmafxhipsync.h"
 #include "vmafx/model.h"
-#include "vmafx/output.h"
-#include "vmafx/scorer.h"
 
 GST_DEBUG_CATEGORY(gst_vmafxhip_debug);
 #define GST_CAT_DEFAULT gst_vmafxhip_debug
@@ -47,274 +51,115 @@ namespace {
 using vmafx::Errc;
 using vmafx::Status;
 namespace vg = vmafx::gst;
+using vg::kDistPad;
+using vg::kRefPad;
+using vg::SkipReason;
 
-// ---------------------------------------------------------------------------------------------------------------
-// Properties
-
-enum {
-  PROP_0,
-  PROP_MODEL_FILENAME,
-  PROP_DISABLE_CLIP,
-  PROP_ENABLE_TRANSFORM,
-  PROP_PHONE_MODEL,
-  PROP_PSNR,
-  PROP_SSIM,
-  PROP_MS_SSIM,
-  PROP_POOL_METHOD,
-  PROP_THREADS,
-  PROP_SUBSAMPLE,
-  PROP_CONF_INTERVAL,
-  PROP_FRAME_MESSAGE,
-  PROP_RESULTS_FILENAME,
-  PROP_RESULTS_FORMAT,
-  PROP_LOG_LEVEL,
-  PROP_BACKEND,
-  PROP_DEVICE_ID,
-  PROP_VENDOR,
-  PROP_FRAMES_SCORED,
-  PROP_ALLOW_COPY,
-  PROP_FRAMES_COPIED,
-  PROP_GL_STATS,
-  PROP_CUDA_STATS,  // CUDA hook
+// What a frame message needs of the pair it reports.
+struct FrameMeta {
+  GstClockTime out_pts = GST_CLOCK_TIME_NONE;
+  GstClockTime out_duration = GST_CLOCK_TIME_NONE;
+  GstClockTime ref_pts = GST_CLOCK_TIME_NONE;
+  GstClockTime dist_pts = GST_CLOCK_TIME_NONE;
+  GstSegment segment;  // the output pad's, for stream and running time
 };
 
-// GEnum values of the enum properties; their nicks are what gst-launch and gst_util_set_object_arg take.
-enum PoolMethodValue { POOL_MIN, POOL_MAX, POOL_MEAN, POOL_HARMONIC_MEAN };
-enum ResultsFormatValue { RESULTS_NONE, RESULTS_XML, RESULTS_CSV, RESULTS_JSON, RESULTS_SUB };
-enum BackendValue { BACKEND_AUTO, BACKEND_CPU, BACKEND_HIP };
-enum VendorValue { VENDOR_AUTO, VENDOR_AMD, VENDOR_NVIDIA };
-enum LogLevelValue { LOG_NONE, LOG_ERROR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
-
-constexpr const char* kDefaultModel = "vmaf_v0.6.1";
-
-GType pool_method_get_type() {
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-      {POOL_MIN, "Minimum", "min"},
-      {POOL_MAX, "Maximum", "max"},
-      {POOL_MEAN, "Arithmetic mean", "mean"},
-      {POOL_HARMONIC_MEAN, "Harmonic mean", "harmonic-mean"},
-      // GStreamer's vmaf element spells it harmonic_mean: accepted so its pipelines run unchanged.
-      {POOL_HARMONIC_MEAN, "Harmonic mean (vmaf's spelling)", "harmonic_mean"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&id)) g_once_init_leave(&id, g_enum_register_static("GstVmafxhipPoolMethod", values));
-  return GType(id);
-}
-
-GType results_format_get_type() {
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-      {RESULTS_NONE, "No results file (json when results-filename is set)", "none"},
-      {RESULTS_XML, "libvmaf XML", "xml"},
-      {RESULTS_CSV, "libvmaf CSV", "csv"},
-      {RESULTS_JSON, "libvmaf JSON", "json"},
-      {RESULTS_SUB, "libvmaf subtitles (MicroDVD .sub)", "sub"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&id)) g_once_init_leave(&id, g_enum_register_static("GstVmafxhipResultsFormat", values));
-  return GType(id);
-}
-
-GType backend_get_type() {
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-      {BACKEND_AUTO, "GPU when one is usable, else the CPU (says so once)", "auto"},
-      {BACKEND_CPU, "CPU reference", "cpu"},
-      {BACKEND_HIP, "GPU through HIP (error when no device is usable)", "hip"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&id)) g_once_init_leave(&id, g_enum_register_static("GstVmafxhipBackend", values));
-  return GType(id);
-}
-
-GType vendor_get_type() {
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-      {VENDOR_AUTO, "Any", "auto"},
-      {VENDOR_AMD, "AMD (ROCm)", "amd"},
-      {VENDOR_NVIDIA, "NVIDIA (CUDA)", "nvidia"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&id)) g_once_init_leave(&id, g_enum_register_static("GstVmafxhipVendor", values));
-  return GType(id);
-}
-
-GType log_level_get_type() {
-  static gsize id = 0;
-  static const GEnumValue values[] = {
-      {LOG_NONE, "Leave the vmafxhip debug category as GST_DEBUG set it", "none"},
-      {LOG_ERROR, "Error", "error"},
-      {LOG_WARNING, "Warning", "warning"},
-      {LOG_INFO, "Info", "info"},
-      {LOG_DEBUG, "Debug", "debug"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&id)) g_once_init_leave(&id, g_enum_register_static("GstVmafxhipLogLevel", values));
-  return GType(id);
-}
-
-struct Settings {
-  std::string model = kDefaultModel;
-  bool disable_clip = false;
-  bool enable_transform = false;
-  bool phone_model = false;
-  bool psnr = false;
-  bool ssim = false;
-  bool ms_ssim = false;
-  PoolMethodValue pool_method = POOL_MEAN;
-  unsigned threads = 0;
-  unsigned subsample = 1;
-  bool conf_interval = false;
-  bool frame_message = true;
-  std::string results_filename;
-  ResultsFormatValue results_format = RESULTS_NONE;
-  LogLevelValue log_level = LOG_NONE;
-  BackendValue backend = BACKEND_AUTO;
-  int device_id = -1;
-  VendorValue vendor = VENDOR_AUTO;
-  bool allow_copy = true;
-};
-
-vmafx::PoolMethod to_pool_method(PoolMethodValue v) {
-  switch (v) {
-    case POOL_MIN: return vmafx::PoolMethod::min;
-    case POOL_MAX: return vmafx::PoolMethod::max;
-    case POOL_MEAN: return vmafx::PoolMethod::mean;
-    case POOL_HARMONIC_MEAN: return vmafx::PoolMethod::harmonic_mean;
-  }
-  return vmafx::PoolMethod::mean;
-}
-
-vmafx::ResultsFormat to_results_format(ResultsFormatValue v) {
-  switch (v) {
-    case RESULTS_NONE: return vmafx::ResultsFormat::none;
-    case RESULTS_XML: return vmafx::ResultsFormat::xml;
-    case RESULTS_CSV: return vmafx::ResultsFormat::csv;
-    case RESULTS_JSON: return vmafx::ResultsFormat::json;
-    case RESULTS_SUB: return vmafx::ResultsFormat::sub;
-  }
-  return vmafx::ResultsFormat::none;
-}
-
-vmafx::Backend to_backend(BackendValue v) {
-  switch (v) {
-    case BACKEND_AUTO: return vmafx::Backend::auto_select;
-    case BACKEND_CPU: return vmafx::Backend::cpu;
-    case BACKEND_HIP: return vmafx::Backend::hip;
-  }
-  return vmafx::Backend::auto_select;
-}
-
-vmafx::Vendor to_vendor(VendorValue v) {
-  switch (v) {
-    case VENDOR_AUTO: return vmafx::Vendor::auto_select;
-    case VENDOR_AMD: return vmafx::Vendor::amd;
-    case VENDOR_NVIDIA: return vmafx::Vendor::nvidia;
-  }
-  return vmafx::Vendor::auto_select;
-}
-
-GstDebugLevel to_debug_level(LogLevelValue v) {
-  switch (v) {
-    case LOG_NONE: return GST_LEVEL_NONE;
-    case LOG_ERROR: return GST_LEVEL_ERROR;
-    case LOG_WARNING: return GST_LEVEL_WARNING;
-    case LOG_INFO: return GST_LEVEL_INFO;
-    case LOG_DEBUG: return GST_LEVEL_DEBUG;
-  }
-  return GST_LEVEL_NONE;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Element state. `settings` is what the properties hold (guarded by settings_mu); everything else belongs to the
-// streaming (aggregator source-pad task) thread, or to start / stop / flush, which run while that task does not.
-
-struct Session {
-  Settings active;  // settings snapshot taken at start
-  bool failed = false;    // an error was posted: every later call returns GST_FLOW_ERROR, nothing is posted twice
-  bool finished = false;  // engine flushed, pooled message posted, results written
-  bool notice_posted = false;
-
-  std::unique_ptr<vmafx::Scorer> scorer;
-  std::unique_ptr<vg::DmaBufInput> dmabuf;  // memory:DMABuf import, made at the first dma-buf frame
-  vg::GlInputs gl;  // memory:GLMemory input, per pad, made at its first GL frame (gstvmafxhipgl.h)
-  vg::CudaInputs cuda;  // CUDA hook: memory:CUDAMemory input, made at the first CUDA frame (gstvmafxhipcuda.h)
+struct PadState {
+  GstCaps* caps = nullptr;
+  GstVideoInfo info;
+  bool has_info = false;
   vmafx::VideoGeometry geometry;
-  std::vector<std::string> fields;  // message field of each engine score column
-
-  // The distorted buffer output last (identity only, never dereferenced): a buffer the aggregator hands out again
-  // for a second output period is neither output nor scored twice.
-  const GstBuffer* last_dist = nullptr;
-  GstClockTime last_dist_pts = GST_CLOCK_TIME_NONE;
-  uint64_t unpaired_dist = 0;  // distorted frames with no reference frame to pair with
-
-  GstClockTime first_pts = GST_CLOCK_TIME_NONE;  // span of the scored frames, for the pooled message
-  GstClockTime end_pts = GST_CLOCK_TIME_NONE;
-
-  bool results_written = false;
-  bool results_file_existed = false;
+  GstSegment segment;
+  bool flushing = false;
+  bool eos = false;
+  bool live_known = false;
+  bool live = false;
+  GstClockTime upstream_min = 0;
+  gint64 last_activity_us = 0;  // monotonic time of its last buffer or event
+  uint64_t received = 0;        // buffers since the start or the last flush
 };
 
+// All C++ state of one element. `mu` guards the stream state (pads, pairer, flags, counts); `submit_mu` serialises
+// importing and submitting pairs (and the session's lifetime); `inputs_mu` the inputs' lifetime (read by gl-stats);
+// `meta_mu` the per-frame metadata the message callback reads. Order: submit_mu, then mu / inputs_mu / meta_mu.
 struct ElementState {
   std::mutex settings_mu;
-  Settings settings;
+  vg::Settings settings;  // the properties
+
+  std::mutex mu;
+  std::condition_variable cv;
+  vg::Settings active;  // read when the element starts: what this run uses for READY-mutable properties
+  unsigned out_pad = kRefPad;
+  PadState pads[2];
+  vg::Pairer pairer;
+  vg::SkipCounts skips{};
+  std::deque<vg::FramePairOut> to_submit;
+  uint64_t paired = 0;
+  bool stopping = false;
+  bool failed = false;        // an error was posted: everything after returns GST_FLOW_ERROR, nothing is posted twice
+  bool engine_done = false;   // the session is flushed (every frame message is out)
+  bool finished = false;      // pooled message posted and EOS pushed
+  bool warned_skip = false, warned_colour = false, warned_latency = false;
+  unsigned warned_reasons = 0;  // live: the skip reasons said so far (bit per SkipReason)
+  guint32 flush_seqnum = GST_SEQNUM_INVALID;
+  GstClockTime last_output_end = GST_CLOCK_TIME_NONE;
+  std::thread::id output_thread;  // the output pad's streaming thread (seen at its last buffer)
+  bool draining = false;          // finish_engine submits what is left in line before the engine's flush
+  bool dist_renegotiating = false;  // dist_sink was asked for the reference's size; frames of another size wait
+  bool sync_done = false;
+  std::vector<vg::PadFrame> sync_frames[2];
+
+  std::mutex submit_mu;
+  std::unique_ptr<vg::ScoringSession> session;  // created at the first pair; pointer changes under submit_mu and mu
+  std::unique_ptr<vg::ScoringSession> created;  // made by make_session, taken over under submit_mu
+  std::thread creator;                          // live: makes the session off the streaming threads
+  std::atomic<bool> creator_done{false};
+  std::vector<std::string> fields;
+  std::string first_model_column;
+  vmafx::VideoGeometry session_geometry[2];
+  vg::InputConfig input_config;
+  vg::ResultsFile results;
+  std::string notices_said;
+
+  std::mutex inputs_mu;
+  std::unique_ptr<vg::Input> inputs[2];
+  const vg::InputKind* input_kinds[2] = {nullptr, nullptr};
+  std::map<const vg::InputKind*, std::shared_ptr<void>> input_shared;
+  std::vector<std::unique_ptr<vg::Input>> retired_inputs;
+
+  std::mutex meta_mu;
+  std::map<uint64_t, FrameMeta> meta;
+  uint64_t next_user = 0;
+
   std::atomic<uint64_t> frames_scored{0};
+  std::atomic<uint64_t> frames_skipped{0};
   std::atomic<uint64_t> frames_copied{0};
-  Session session;
 };
 
 }  // namespace
 
 struct _GstVmafxhip {
-  GstVideoAggregator parent;
-  GstVmafxhipPad* ref_pad;
-  GstVmafxhipPad* dist_pad;
-  ElementState* state;
+  GstElement parent;
+  GstPad* sink[2];  // ref_sink, dist_sink
+  GstPad* src;
+  ElementState* st;
 };
 
 #define gst_vmafxhip_parent_class parent_class
-G_DEFINE_TYPE(GstVmafxhip, gst_vmafxhip, GST_TYPE_VIDEO_AGGREGATOR)
+G_DEFINE_TYPE(GstVmafxhip, gst_vmafxhip, GST_TYPE_ELEMENT)
 GST_ELEMENT_REGISTER_DEFINE(vmafxhip, "vmafxhip", GST_RANK_NONE, GST_TYPE_VMAFXHIP)
 
 namespace {
 
-constexpr const char* kCaps =
-    GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS) "; " GST_VMAFXHIP_DMABUF_CAPS GST_VMAFXHIP_GL_CAPS_APPEND;
+ElementState& state(GstVmafxhip* self) { return *self->st; }
+unsigned pad_index(GstVmafxhip* self, GstPad* pad) { return pad == self->sink[kDistPad] ? kDistPad : kRefPad; }
+const char* pad_name(unsigned p) { return p == kRefPad ? "ref_sink" : "dist_sink"; }
 
-// CUDA hook: the pad templates are made at class_init, with memory:CUDAMemory only where GStreamer's CUDA library
-// opens (gstvmafxhipcuda.h).
-void add_pad_template(GstElementClass* klass, const char* name, GstPadDirection dir, GType pad_type) {
-  GstCaps* caps = gst_caps_from_string((std::string(kCaps) + vg::cuda_caps_append()).c_str());
-  gst_element_class_add_pad_template(klass, gst_pad_template_new_with_gtype(name, dir, GST_PAD_ALWAYS, caps, pad_type));
-  gst_caps_unref(caps);
-}
-
-Session& session(GstVmafxhip* self) { return self->state->session; }
-
-bool pad_has_caps(GstVmafxhipPad* pad) {
-  const GstVideoInfo& info = GST_VIDEO_AGGREGATOR_PAD(pad)->info;
-  return info.finfo && GST_VIDEO_INFO_FORMAT(&info) != GST_VIDEO_FORMAT_UNKNOWN;
-}
-
-bool pad_is_eos(GstVmafxhipPad* pad) { return gst_aggregator_pad_is_eos(GST_AGGREGATOR_PAD(pad)); }
-
-bool is_gap(GstBuffer* buf) {
-  return buf && gst_buffer_get_size(buf) == 0 && GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_GAP);
-}
-
-// The pad's current frame, or null (none, or a gap).
-GstBuffer* current_frame(GstVmafxhipPad* pad) {
-  GstBuffer* buf = gst_video_aggregator_pad_get_current_buffer(GST_VIDEO_AGGREGATOR_PAD(pad));
-  return is_gap(buf) ? nullptr : buf;
-}
-
-std::string caps_string(const GstVideoInfo& info) {
-  GstCaps* caps = gst_video_info_to_caps(&info);
+std::string caps_string(const GstCaps* caps) {
+  if (!caps) return "(none)";
   gchar* s = gst_caps_to_string(caps);
   std::string out = s ? s : "";
   g_free(s);
-  gst_caps_unref(caps);
   return out;
 }
 
@@ -323,753 +168,1679 @@ std::string geometry_string(const vmafx::VideoGeometry& g) {
          vmafx::chroma_name(g.chroma);
 }
 
-bool geometry_for(const GstVideoInfo& info, vmafx::VideoGeometry* out) {
-  vmafx::FormatInfo fmt;
-  // RGBA only comes in GL memory (scored as its luma).
-  const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
-  if (!vg::format_info_for(format, &fmt) && !vg::gl_format_info_for(format, &fmt)) return false;
-  out->width = GST_VIDEO_INFO_WIDTH(&info);
-  out->height = GST_VIDEO_INFO_HEIGHT(&info);
-  out->bit_depth = fmt.bit_depth;
-  out->chroma = fmt.chroma;
-  return true;
+std::string fps_string(const GstVideoInfo& info) {
+  return std::to_string(GST_VIDEO_INFO_FPS_N(&info)) + "/" + std::to_string(GST_VIDEO_INFO_FPS_D(&info));
 }
 
-std::string model_score_name(const vmafx::Scorer& scorer) {
-  return scorer.model_score_names().empty() ? std::string() : scorer.model_score_names()[0];
+GstClockTime frame_period(const GstVideoInfo& info) {
+  if (GST_VIDEO_INFO_FPS_N(&info) <= 0 || GST_VIDEO_INFO_FPS_D(&info) <= 0) return GST_CLOCK_TIME_NONE;
+  return gst_util_uint64_scale_int(GST_SECOND, GST_VIDEO_INFO_FPS_D(&info), GST_VIDEO_INFO_FPS_N(&info));
 }
 
-bool same_geometry(const vmafx::VideoGeometry& a, const vmafx::VideoGeometry& b) {
-  return a.width == b.width && a.height == b.height && a.bit_depth == b.bit_depth && a.chroma == b.chroma;
+// The first clause of an engine message, for an error's one-line text (the whole message goes into its debug text);
+// a refusal because of allow-copy=false says so.
+std::string short_reason(const std::string& m) {
+  std::string s = m.substr(0, m.find("; "));
+  if (s.size() < m.size() && m.find("allow-copy=false") != std::string::npos &&
+      s.find("allow-copy=false") == std::string::npos)
+    s += " (allow-copy=false forbids a copy)";
+  return s;
 }
 
-// Posts an error once per stream (later failures are consequences of the first); file, function and line are
-// those of the caller.
+// Posts an error once per run (later failures are consequences of the first); marks the element failed.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,
-                   const std::string& text, const Status& status) {
-  Session& s = session(self);
-  if (s.failed) return;
-  s.failed = true;
-  vg::post_status(GST_ELEMENT(self), GST_MESSAGE_ERROR, code, text, status, file, function, line);
+                   const std::string& text, const std::string& debug) {
+  ElementState& s = state(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.failed) return;
+    s.failed = true;
+    s.cv.notify_all();
+  }
+  vg::post_text(GST_ELEMENT(self), GST_MESSAGE_ERROR, code, text, debug, file, function, line);
 }
-#define VMAFXHIP_POST_ERROR(...) post_error_at(__FILE__, GST_FUNCTION, __LINE__, __VA_ARGS__)
+#define VMAFXHIP_ERROR(self, code, text, debug) post_error_at(__FILE__, GST_FUNCTION, __LINE__, self, code, text, debug)
 
-vg::FrameTiming timing_for(GstVmafxhip* self, GstClockTime pts, GstClockTime duration) {
+void post_warning(GstVmafxhip* self, const std::string& text, const std::string& debug,
+                  GstStructure* details = nullptr) {
+  vg::post_text(GST_ELEMENT(self), GST_MESSAGE_WARNING, {GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}, text, debug,
+                __FILE__, GST_FUNCTION, __LINE__, details);
+}
+
+bool is_live_locked(const ElementState& s) { return s.active.force_live || s.pads[0].live || s.pads[1].live; }
+
+// Upstream latency of a sink pad (live or not), asked once per pad at its first buffer.
+void learn_liveness(GstVmafxhip* self, unsigned p) {
+  ElementState& s = state(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.pads[p].live_known) return;
+  }
+  GstQuery* q = gst_query_new_latency();
+  gboolean live = FALSE;
+  GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
+  if (gst_pad_peer_query(self->sink[p], q)) gst_query_parse_latency(q, &live, &min, &max);
+  gst_query_unref(q);
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.pads[p].live_known = true;
+  s.pads[p].live = live;
+  s.pads[p].upstream_min = GST_CLOCK_TIME_IS_VALID(min) ? min : 0;
+  GST_DEBUG_OBJECT(self, "%s: upstream %s, latency %" GST_TIME_FORMAT, pad_name(p), live ? "live" : "not live",
+                   GST_TIME_ARGS(min));
+}
+
+vg::FrameTiming timing_in(const GstSegment& seg, GstClockTime pts, GstClockTime duration) {
   vg::FrameTiming t;
   t.timestamp = pts;
   t.duration = duration;
-  if (GST_CLOCK_TIME_IS_VALID(pts)) {
-    GstAggregatorPad* pad = GST_AGGREGATOR_PAD(self->dist_pad);
-    GST_OBJECT_LOCK(pad);
-    const GstSegment seg = pad->segment;
-    GST_OBJECT_UNLOCK(pad);
-    if (seg.format == GST_FORMAT_TIME) {
-      t.stream_time = gst_segment_to_stream_time(&seg, GST_FORMAT_TIME, pts);
-      t.running_time = gst_segment_to_running_time(&seg, GST_FORMAT_TIME, pts);
-    }
+  if (GST_CLOCK_TIME_IS_VALID(pts) && seg.format == GST_FORMAT_TIME) {
+    t.stream_time = gst_segment_to_stream_time(&seg, GST_FORMAT_TIME, pts);
+    t.running_time = gst_segment_to_running_time(&seg, GST_FORMAT_TIME, pts);
   }
   return t;
 }
 
-// Runs on the engine thread that finished the frame (the scorer's on_frame).
-void post_frame(GstVmafxhip* self, bool frame_message, const std::vector<std::string>& fields,
-                const vmafx::FrameScore& fs) {
-  self->state->frames_scored.fetch_add(1, std::memory_order_relaxed);
+// ---------------------------------------------------------------------------------------------------------------
+// Skips: counted under the lock, reported outside it.
+
+struct SkipNotes {
+  std::vector<std::pair<vg::Skip, vg::FrameTiming>> messages;
+  std::vector<std::string> live_warnings;
+  std::vector<GstStructure*> live_details;  // taken by the warnings
+};
+
+vg::SkipReport skip_report_locked(const ElementState& s) {
+  vg::SkipReport r;
+  r.skips = s.skips;
+  r.ref_frames = s.pads[kRefPad].received;
+  r.dist_frames = s.pads[kDistPad].received;
+  r.paired = s.paired;
+  r.live = is_live_locked(s);
+  r.max_reference_frames = s.active.max_reference_frames;
+  return r;
+}
+
+void count_skips_locked(GstVmafxhip* self, const std::vector<vg::Skip>& skips, bool frame_message, SkipNotes* notes) {
+  ElementState& s = state(self);
+  unsigned new_reasons = 0;
+  for (const auto& k : skips) {
+    s.skips[unsigned(k.reason)]++;
+    s.frames_skipped.fetch_add(1, std::memory_order_relaxed);
+    if (k.reason != SkipReason::offset) new_reasons |= 1u << unsigned(k.reason);
+    GST_DEBUG_OBJECT(self, "%s frame %" GST_TIME_FORMAT " not scored: %s", pad_name(k.pad), GST_TIME_ARGS(k.pts),
+                     vg::skip_reason_field(k.reason));
+    if (frame_message)
+      notes->messages.emplace_back(k, timing_in(s.pads[k.pad].segment, k.pts, GST_CLOCK_TIME_NONE));
+  }
+  // A live pipeline may never end: each cause of skips is said once, when it first happens.
+  new_reasons &= ~s.warned_reasons;
+  if (!new_reasons || !is_live_locked(s)) return;
+  s.warned_reasons |= new_reasons;
+  s.warned_skip = true;
+  for (unsigned r = 0; r < vg::kSkipReasons; r++) {
+    if (!(new_reasons & (1u << r))) continue;
+    notes->live_warnings.push_back(vg::skip_warning_text(skip_report_locked(s), nullptr, SkipReason(r)));
+    notes->live_details.push_back(vg::skip_warning_details(skip_report_locked(s)));
+  }
+}
+
+void report_skips(GstVmafxhip* self, SkipNotes* notes) {
+  for (const auto& [k, t] : notes->messages)
+    gst_element_post_message(GST_ELEMENT(self),
+                             gst_message_new_element(GST_OBJECT(self), vg::skip_structure(k.pad, k.reason, t)));
+  for (size_t i = 0; i < notes->live_warnings.size(); i++)
+    post_warning(self, notes->live_warnings[i], "live pipeline: frames are skipped rather than delaying the source",
+                 notes->live_details[i]);
+  notes->live_warnings.clear();
+  notes->live_details.clear();
+}
+
+bool frame_message_enabled(ElementState& s) {
+  std::lock_guard<std::mutex> lk(s.settings_mu);
+  return s.settings.frame_message;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The scoring session: created at the first pair, ended at the end of the stream, a flushing seek or stop.
+
+void post_frame(GstVmafxhip* self, const vmafx::FrameScore& fs) {
+  ElementState& s = state(self);
+  s.frames_scored.fetch_add(1, std::memory_order_relaxed);
+  FrameMeta m;
+  bool found = false;
+  {
+    std::lock_guard<std::mutex> lk(s.meta_mu);
+    auto it = s.meta.find(fs.user);
+    if (it != s.meta.end()) {
+      m = it->second;
+      found = true;
+    }
+    // Frames before this one that produced no score (subsample) are done too.
+    s.meta.erase(s.meta.begin(), s.meta.upper_bound(fs.user));
+  }
   GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT " scored", fs.index);
-  if (!frame_message) return;
-  const vg::FrameTiming t = timing_for(self, GstClockTime(fs.timestamp), GstClockTime(fs.user));
-  GstStructure* st = vg::frame_structure(fs, fields, t);
+  if (!frame_message_enabled(s) || !found) return;
+  vg::FrameExtras x;
+  x.ref_pts = m.ref_pts;
+  x.dist_pts = m.dist_pts;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    const vmafx::VideoGeometry& rg = s.session_geometry[kRefPad];
+    const vmafx::VideoGeometry& dg = s.session_geometry[kDistPad];
+    // The engine brings a distorted stream of another size to the reference's.
+    if (rg.width != dg.width || rg.height != dg.height)
+      x.scaled_from = std::to_string(dg.width) + "x" + std::to_string(dg.height);
+  }
+  GstStructure* st = vg::frame_structure(fs, s.fields, timing_in(m.segment, m.out_pts, m.out_duration), x);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
 }
 
-// Stops the scorer (dropping frames not posted yet, releasing every picture it holds).
-void end_session_scoring(Session& s) {
-  s.scorer.reset();
-  if (s.dmabuf) (void)s.dmabuf->close();  // after the scorer let go: releases behind the GPU run
-  s.dmabuf.reset();
-  s.gl.reset();
-  s.cuda.reset();  // CUDA hook: after the scorer let go: releases behind the GPU run
-  s.fields.clear();
-  s.last_dist = nullptr;
-  s.last_dist_pts = GST_CLOCK_TIME_NONE;
-  s.first_pts = s.end_pts = GST_CLOCK_TIME_NONE;
-  s.unpaired_dist = 0;
-  s.finished = false;
+void post_notice(GstVmafxhip* self, bool warning, const std::string& text, const std::string& detail) {
+  ElementState& s = state(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.notices_said.find("\n" + text + "\n") != std::string::npos) return;
+    s.notices_said += "\n" + text + "\n";
+  }
+  GST_INFO_OBJECT(self, "%s", vg::sanitize_utf8(detail).c_str());
+  // gst-launch prints an INFO message's debug text only: both carry the one line.
+  vg::post_text(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
+                {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, text, __FILE__, GST_FUNCTION, __LINE__);
 }
 
-vmafx::ScorerConfig scorer_config(GstVmafxhip* self) {
-  const Settings& a = session(self).active;
-  vmafx::ScorerConfig cfg;
-  cfg.models.clear();
-  if (!a.model.empty()) {
-    vmafx::ModelRequest mr;
-    mr.model = a.model;
-    mr.disable_clip = a.disable_clip;
-    mr.enable_transform = a.enable_transform || a.phone_model;
-    cfg.models.push_back(mr);
+// Makes the session (into s.created, under mu). False after posting the error.
+bool make_session(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  vg::Settings a;
+  vmafx::VideoGeometry g[2];
+  GstCaps* caps[2];
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    a = s.active;
+    for (unsigned i = 0; i < 2; i++) {
+      g[i] = s.pads[i].geometry;
+      caps[i] = s.pads[i].caps ? gst_caps_ref(s.pads[i].caps) : nullptr;
+    }
   }
+  auto unref_caps = [&] {
+    for (auto* c : caps)
+      if (c) gst_caps_unref(c);
+  };
+  vg::ScoringConfig cfg;
+  std::vector<std::string> auto_choices;
+  Status st = vg::parse_models(a.model, g[kRefPad].height, &cfg.models, &auto_choices);
+  for (const auto& c : auto_choices) post_notice(self, false, c, c);
+  if (st.is_ok()) st = vg::parse_features(a.features, &cfg.features);
+  if (!st.is_ok()) {
+    unref_caps();
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}), "Invalid settings",
+                   st.to_string());
+    return false;
+  }
+  auto add_feature = [&](const char* name) {
+    for (const auto& f : cfg.features)
+      if (f.name == name && f.options.empty()) return;
+    cfg.features.push_back({name, {}});
+  };
+  if (a.psnr) add_feature("psnr");
+  if (a.ssim) add_feature("float_ssim");
+  if (a.ms_ssim) add_feature("float_ms_ssim");
+  cfg.disable_clip = a.disable_clip;
+  cfg.enable_transform = a.enable_transform || a.phone_model;
   cfg.conf_interval = a.conf_interval;
-  if (a.psnr) cfg.features.push_back({"psnr", {}});
-  if (a.ssim) cfg.features.push_back({"float_ssim", {}});
-  if (a.ms_ssim) cfg.features.push_back({"float_ms_ssim", {}});
   cfg.threads = a.threads ? a.threads : g_get_num_processors();
   cfg.subsample = a.subsample ? a.subsample : 1;
-  cfg.backend = to_backend(a.backend);
-  cfg.vendor = to_vendor(a.vendor);
+  cfg.backend = vg::to_backend(a.backend);
+  cfg.vendor = vg::to_vendor(a.vendor);
   cfg.device_id = a.device_id;
-  vg::cuda_scorer_device(GST_ELEMENT(self), &cfg.vendor, &cfg.device_id);  // CUDA hook: score where CUDA frames are
-  cfg.on_notice = [self](vmafx::NoticeLevel, const std::string& notice, const std::string&) {
-    Session& s = session(self);
-    if (s.notice_posted) return;
-    s.notice_posted = true;
-    // gst-launch prints an info message's debug string only: the notice goes into both.
-    vg::post_status(GST_ELEMENT(self), GST_MESSAGE_INFO, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND}, notice,
-                    Status(Errc::device_unavailable, notice), __FILE__, "scorer_config", __LINE__);
-  };
-  return cfg;
-}
-
-// A scorer for `g`: the existing one when it fits, a new one when nothing was submitted yet.
-bool ensure_scorer(GstVmafxhip* self, const vmafx::VideoGeometry& g) {
-  Session& s = session(self);
-  if (s.scorer) {
-    if (same_geometry(s.geometry, g)) return true;
-    if (s.scorer->frames_submitted() > 0) {
-      VMAFXHIP_POST_ERROR(self, {GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}, "Video geometry changed mid-stream",
-                 Status(Errc::unsupported, "scoring " + geometry_string(s.geometry) + ", new caps are " +
-                                               geometry_string(g) + "; vmafxhip scores one geometry per stream"));
-      return false;
-    }
-    end_session_scoring(s);
+  cfg.scaling = vg::to_scaling(a.scale_method);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    cfg.background_priority = is_live_locked(s);
   }
-  vmafx::ScorerConfig cfg = scorer_config(self);
-  // Frame messages go out from the engine thread that finished each frame, in order.
-  const bool frame_message = s.active.frame_message;
-  auto fields = std::make_shared<std::vector<std::string>>();
-  cfg.on_frame = [self, frame_message, fields](const vmafx::FrameScore& fs) {
-    post_frame(self, frame_message, *fields, fs);
+  cfg.on_frame = [self](const vmafx::FrameScore& fs) { post_frame(self, fs); };
+  cfg.on_notice = [self](bool warning, const std::string& text, const std::string& detail) {
+    post_notice(self, warning, text, detail);
   };
-  std::unique_ptr<vmafx::Scorer> scorer;
-  vmafx::StreamGeometry sg;
-  sg.ref = g;
-  sg.dist = g;
-  Status st = vmafx::Scorer::create(cfg, sg, &scorer);
+  std::unique_ptr<vg::ScoringSession> session;
+  st = vg::ScoringSession::create(cfg, {g[kRefPad], g[kDistPad]}, &session);
   if (!st.is_ok()) {
     vg::ErrorCode code = vg::error_code_for(st.code());
     std::string text = "Could not set up scoring";
     if (st.code() == Errc::model_error) {
-      code = vg::model_error_code(s.active.model);
-      text = "Could not load VMAF model '" + s.active.model + "'";
+      std::string model = cfg.models.empty() ? a.model : cfg.models[0].model;
+      for (const auto& m : cfg.models)
+        if (st.message().find(m.model) != std::string::npos) model = m.model;
+      code = vg::model_error_code(model);
+      text = "Could not load VMAF model '" + model + "'";
     } else if (st.code() == Errc::device_unavailable) {
       text = "No usable GPU for backend=hip";
     }
-    VMAFXHIP_POST_ERROR(self, code, text, st);
+    unref_caps();
+    VMAFXHIP_ERROR(self, code, text, st.to_string());
     return false;
   }
-  GST_INFO_OBJECT(self, "scoring %s on %s, %u thread(s), scores: %zu", geometry_string(g).c_str(),
-                  scorer->backend_description().c_str(), cfg.threads, scorer->score_names().size());
-  s.geometry = g;
-  s.fields = vg::message_field_names(scorer->score_names(), model_score_name(*scorer));
-  *fields = s.fields;  // before the first submit: on_frame runs only after one
-  s.scorer = std::move(scorer);
+  GST_INFO_OBJECT(self, "scoring %s on %s, %u thread(s), %zu scores", geometry_string(g[kRefPad]).c_str(),
+                  session->backend_description().c_str(), cfg.threads, session->score_names().size());
+  vg::InputConfig ic;
+  ic.requested = cfg.backend;
+  ic.scorer = session->backend();
+  ic.vendor = cfg.vendor;
+  ic.device_id = cfg.device_id;
+  ic.allow_copy = a.allow_copy;
+  if (ic.scorer == vmafx::Backend::hip && (a.ssim || a.ms_ssim))
+    ic.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
+  // One line on the bus (the reason's first clause); the whole reason, probes included, in the debug log.
+  ic.on_notice = [self](const std::string& text, bool warning) {
+    post_notice(self, warning, short_reason(text), text);
+  };
+  unref_caps();
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.input_config = ic;
+  s.fields = vg::message_field_names(session->score_names(), session->model_score_names());
+  s.first_model_column = session->model_score_names().empty() ? "" : session->model_score_names()[0];
+  s.session_geometry[0] = g[0];
+  s.session_geometry[1] = g[1];
+  s.created = std::move(session);
   return true;
 }
 
-// Posts the pooled message and writes the results file. Runs once per stream, after the last pair was submitted.
-bool finish_scoring(GstVmafxhip* self) {
-  Session& s = session(self);
-  if (s.finished || s.failed) return !s.failed;
-  s.finished = true;
-  if (!s.scorer) {
-    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("No frame pairs were scored"),
-                        ("one stream ended before any reference and distorted frame could be paired"));
-    const vg::FrameTiming none;
-    GstStructure* st = vg::pooled_structure(vmafx::Collector(), {}, "", to_pool_method(s.active.pool_method), none);
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
-    return true;
+enum class SessionReady { yes, not_yet, failed };
+
+// Under submit_mu. Not live: the session is made here, at the first pair. Live: on a thread of its own (loading the
+// model and probing the GPU takes longer than a frame), while the pairs before it is ready are skipped as busy.
+SessionReady ensure_session(GstVmafxhip* self, bool live) {
+  ElementState& s = state(self);
+  if (s.session) return SessionReady::yes;
+  if (!live && !s.creator.joinable()) {
+    if (!make_session(self)) return SessionReady::failed;
+  } else {
+    if (!s.creator.joinable()) {
+      s.creator_done = false;
+      s.creator = std::thread([self] {
+        (void)make_session(self);
+        state(self).creator_done = true;
+      });
+      return SessionReady::not_yet;
+    }
+    if (!s.creator_done) return SessionReady::not_yet;
+    s.creator.join();
   }
-  Status st = s.scorer->flush();  // every frame message is posted when it returns, before the pooled one
-  if (st.is_ok() && s.scorer->frames_submitted() == 0)
-    GST_ELEMENT_WARNING(self, STREAM, FAILED, ("No frame pairs were scored"),
-                        ("one stream ended before any reference and distorted frame could be paired"));
-  if (!st.is_ok()) {
-    VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st);
-    return false;
+  std::lock_guard<std::mutex> lk(s.mu);
+  s.session = std::move(s.created);
+  return s.session ? SessionReady::yes : SessionReady::failed;
+}
+
+// Imports one frame of pad `p` through the input of its caps' kind (made once per session and pad).
+Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedPicture* out,
+                    const vg::InputKind** kind_out) {
+  ElementState& s = state(self);
+  GstCaps* caps;
+  GstVideoInfo info;
+  vg::InputConfig cfg;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    caps = gst_caps_ref(s.pads[p].caps);
+    info = s.pads[p].info;
+    cfg = s.input_config;
   }
-  const vmafx::Collector& c = s.scorer->collector();
-  vg::FrameTiming t = timing_for(self, s.first_pts, GST_CLOCK_TIME_NONE);
-  if (GST_CLOCK_TIME_IS_VALID(s.first_pts) && GST_CLOCK_TIME_IS_VALID(s.end_pts) && s.end_pts >= s.first_pts)
-    t.duration = s.end_pts - s.first_pts;
-  GstStructure* pooled =
-      vg::pooled_structure(c, s.fields, model_score_name(*s.scorer), to_pool_method(s.active.pool_method), t);
+  const vg::InputKind& kind = vg::input_kind_for_caps(caps);
+  *kind_out = &kind;
+  Status st = Status::ok();
+  {
+    std::lock_guard<std::mutex> lk(s.inputs_mu);
+    if (!s.inputs[p] || s.input_kinds[p] != &kind) {
+      if (s.inputs[p]) s.retired_inputs.push_back(std::move(s.inputs[p]));
+      st = kind.create(cfg, p, &s.input_shared[&kind], &s.inputs[p]);
+      s.input_kinds[p] = st.is_ok() ? &kind : nullptr;
+    }
+    if (st.is_ok()) {
+      const uint64_t before = s.inputs[p]->frames_copied();
+      st = s.inputs[p]->import(buf, info, caps, out);
+      s.frames_copied.fetch_add(s.inputs[p]->frames_copied() - before, std::memory_order_relaxed);
+    }
+  }
+  gst_caps_unref(caps);
+  return st;
+}
+
+// Live: pairs the output's thread leaves in line for the next submitter when the scorer has no room.
+constexpr size_t kLivePendingPairs = 2;
+
+// Live: whether the calling thread may wait a little for the scorer (not the output stream's thread, unless that
+// stream ended), and how long: one output frame.
+bool may_wait_for_scorer(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.mu);
+  return s.draining || std::this_thread::get_id() != s.output_thread || s.pads[s.out_pad].eos;
+}
+
+GstClockTime wait_budget_us(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.mu);
+  const GstClockTime period = s.pads[s.out_pad].has_info ? frame_period(s.pads[s.out_pad].info) : GST_CLOCK_TIME_NONE;
+  return GST_CLOCK_TIME_IS_VALID(period) ? period / GST_USECOND : 40000;
+}
+
+// Hands the formed pairs to the session in the order they were formed. The caller holds submit_mu (one submitter
+// at a time).
+GstFlowReturn submit_pending_held(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  for (;;) {
+    vg::FramePairOut pr;
+    bool live;
+    FrameMeta m;
+    {
+      std::lock_guard<std::mutex> lk(s.mu);
+      if (s.failed) return GST_FLOW_ERROR;
+      if (s.stopping) return GST_FLOW_FLUSHING;
+      if (s.to_submit.empty()) return GST_FLOW_OK;
+      if (s.engine_done) {
+        // The session has finished: nothing more goes in (no pair forms after pairing is over).
+        s.to_submit.clear();
+        return GST_FLOW_OK;
+      }
+      pr = std::move(s.to_submit.front());
+      s.to_submit.pop_front();
+      live = is_live_locked(s);
+      const vg::PadFrame& o = s.out_pad == kRefPad ? pr.ref : pr.dist;
+      m.out_pts = o.pts;
+      m.out_duration = o.duration;
+      m.ref_pts = pr.ref.pts;
+      m.dist_pts = pr.dist.pts;
+      m.segment = s.pads[s.out_pad].segment;
+    }
+    SessionReady ready = ensure_session(self, live);
+    if (ready == SessionReady::failed) return GST_FLOW_ERROR;
+    auto skip_busy = [&] {
+      SkipNotes notes;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        count_skips_locked(self, {{kDistPad, SkipReason::busy, pr.dist.pts}}, frame_message_enabled(s), &notes);
+      }
+      report_skips(self, &notes);
+    };
+    if (live && (ready == SessionReady::not_yet || !s.session->has_room()) && may_wait_for_scorer(self)) {
+      // The session is still being made (or stopping): a short, bounded wait for it.
+      // Off the output's thread a pair may wait one frame for the scorer: a burst (a queue releasing its frames at
+      // the end) is scored, a scorer slower than the source still skips.
+      const gint64 until = g_get_monotonic_time() + gint64(wait_budget_us(self));
+      while (g_get_monotonic_time() < until) {
+        g_usleep(1000);
+        {
+          std::lock_guard<std::mutex> lk(s.mu);
+          if (s.stopping || s.failed || s.pads[0].flushing || s.pads[1].flushing) break;
+        }
+        if (ready == SessionReady::not_yet) ready = ensure_session(self, live);
+        if (ready == SessionReady::failed) return GST_FLOW_ERROR;
+        if (ready == SessionReady::yes && s.session->has_room()) break;
+      }
+    }
+    if (ready == SessionReady::not_yet || (live && !s.session->has_room())) {
+      // The output's thread does not wait: the pair stays first in line for the next submitter (the other pad's
+      // next frame), unless a few pairs wait already.
+      if (!may_wait_for_scorer(self)) {
+        std::lock_guard<std::mutex> lk(s.mu);
+        // While the session is still being made (once, at the start) as many as a pad may hold wait for it.
+        const size_t bound = ready == SessionReady::not_yet ? s.active.max_reference_frames : kLivePendingPairs;
+        if (s.to_submit.size() < bound) {
+          s.to_submit.push_front(std::move(pr));
+          return GST_FLOW_OK;
+        }
+      }
+      skip_busy();
+      continue;
+    }
+    vg::ImportedPicture pic[2];
+    for (unsigned p = 0; p < 2; p++) {
+      const vg::InputKind* kind = nullptr;
+      Status st = import_frame(self, p, p == kRefPad ? pr.ref.buffer : pr.dist.buffer, &pic[p], &kind);
+      if (!st.is_ok()) {
+        const std::string role = p == kRefPad ? "reference" : "distorted";
+        VMAFXHIP_ERROR(self, vg::error_code_for(st.code()),
+                       "Cannot read the " + role + " frame on " + pad_name(p) + " (" + (kind ? kind->name : "?") +
+                           "): " + short_reason(st.message()),
+                       st.to_string());
+        return GST_FLOW_ERROR;
+      }
+    }
+    uint64_t user;
+    {
+      std::lock_guard<std::mutex> lk(s.meta_mu);
+      user = s.next_user++;
+      s.meta[user] = m;
+    }
+    // Live: the distorted pad's thread may wait one frame for room; the output's thread does not wait, and leaves
+    // the pair first in line for the next submitter while few wait. A pair that still finds no room goes in for the
+    // temporal features only (skipped-busy, the next frame's motion exact), or, when even that is refused, is left
+    // out (skipped-busy).
+    bool defer = false;
+    if (live && !may_wait_for_scorer(self)) {  // never while draining: nothing would take the pair up
+      std::lock_guard<std::mutex> lk(s.mu);
+      defer = s.to_submit.size() < kLivePendingPairs;
+    }
+    bool scored = true;
+    Status st = s.session->submit(std::move(pic[0]), std::move(pic[1]), int64_t(m.out_pts), user, !live,
+                                  live && !defer ? gint64(wait_budget_us(self)) : 0, live && !defer, &scored);
+    if (st.is_ok() && !scored) {
+      skip_busy();
+      continue;
+    }
+    if (st.code() == Errc::busy) {
+      {
+        std::lock_guard<std::mutex> lk(s.meta_mu);
+        s.meta.erase(user);
+      }
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        if (s.stopping || s.pads[0].flushing || s.pads[1].flushing) return GST_FLOW_FLUSHING;
+        if (defer) {
+          s.to_submit.push_front(std::move(pr));
+          return GST_FLOW_OK;
+        }
+      }
+      skip_busy();
+      continue;
+    }
+    if (!st.is_ok()) {
+      VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st.to_string());
+      return GST_FLOW_ERROR;
+    }
+  }
+}
+
+GstFlowReturn submit_pending(GstVmafxhip* self) {
+  std::lock_guard<std::mutex> sub(state(self).submit_mu);
+  return submit_pending_held(self);
+}
+
+// Once per session, when no further pair can form: every submitted frame is finished and its message posted.
+void finish_engine(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> sub(s.submit_mu);
+  if (s.creator.joinable()) {
+    s.creator.join();
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!s.session) s.session = std::move(s.created);
+  }
+  // Pairs another thread formed (or left in line) before pairing ended go first, none left behind.
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.draining = true;
+  }
+  const GstFlowReturn r = submit_pending_held(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.draining = false;
+  }
+  if (r != GST_FLOW_OK) return;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.engine_done) return;
+    s.engine_done = true;
+  }
+  if (!s.session) return;
+  Status st = s.session->flush();
+  if (!st.is_ok()) VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st.to_string());
+}
+
+vg::FrameTiming pooled_timing_locked(const ElementState& s, uint64_t frames) {
+  // As GStreamer's vmaf: the output's position (the end of the last frame passed on), and the duration of the
+  // frames scored at the output frame rate.
+  const PadState& o = s.pads[s.out_pad];
+  vg::FrameTiming t = timing_in(o.segment, s.last_output_end, GST_CLOCK_TIME_NONE);
+  const GstClockTime period = o.has_info ? frame_period(o.info) : GST_CLOCK_TIME_NONE;
+  if (GST_CLOCK_TIME_IS_VALID(t.timestamp) && GST_CLOCK_TIME_IS_VALID(period)) t.duration = frames * period;
+  return t;
+}
+
+void post_pooled(GstVmafxhip* self, bool write_results) {
+  ElementState& s = state(self);
+  vmafx::Collector empty;
+  const vmafx::Collector* c = &empty;
+  uint64_t frames = 0;
+  double fps = 0;
+  if (s.session) {
+    c = &s.session->collector();
+    frames = s.session->frames_submitted();
+    fps = s.session->fps();
+  }
+  vmafx::PoolMethod method;
+  {
+    std::lock_guard<std::mutex> lk(s.settings_mu);
+    method = vg::to_pool_method(s.settings.pool_method);
+  }
+  GstStructure* pooled;
+  vmafx::VideoGeometry ref_geometry;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    pooled = vg::pooled_structure(*c, s.session ? s.fields : std::vector<std::string>{},
+                                  s.session ? s.first_model_column : "", method, pooled_timing_locked(s, frames),
+                                  s.skips);
+    ref_geometry = s.session_geometry[kRefPad];
+  }
   GST_INFO_OBJECT(self, "pooled: %" GST_PTR_FORMAT, pooled);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), pooled));
-
-  vmafx::ResultsFormat fmt = to_results_format(s.active.results_format);
-  if (!s.active.results_filename.empty()) {
-    if (fmt == vmafx::ResultsFormat::none) fmt = vmafx::ResultsFormat::json;
-    vmafx::ResultsInfo info;
-    info.width = s.geometry.width;
-    info.height = s.geometry.height;
-    info.fps = s.scorer->fps();
-    info.frame_count = s.scorer->frames_submitted();
-    Status w = vmafx::write_results(c, fmt, info, s.active.results_filename);
-    if (!w.is_ok()) {
-      VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE},
-                 "Could not write results file '" + s.active.results_filename + "'", w);
-      return false;
-    }
-    s.results_written = true;
-    GST_INFO_OBJECT(self, "wrote %s results to %s", vmafx::results_format_name(fmt),
-                    s.active.results_filename.c_str());
-  }
-  return true;
-}
-
-// At the final EOS: the two streams' lengths when they differ, or distorted frames that found no reference frame.
-void report_lengths(GstVmafxhip* self) {
-  const guint64 n_ref = gst_vmafxhip_pad_get_buffers_received(self->ref_pad);
-  const guint64 n_dist = gst_vmafxhip_pad_get_buffers_received(self->dist_pad);
-  Session& s = session(self);
-  const guint64 scored = s.scorer ? s.scorer->frames_submitted() : 0;
-  gchar* text;
-  if (n_ref != n_dist) {
-    text = g_strdup_printf("Reference and distorted streams differ in length: reference had %" G_GUINT64_FORMAT
-                           " frames, distorted had %" G_GUINT64_FORMAT,
-                           n_ref, n_dist);
-  } else if (s.unpaired_dist > 0) {
-    text = g_strdup_printf("%" G_GUINT64_FORMAT " distorted frames had no reference frame at their time (are the "
-                           "streams aligned?)",
-                           s.unpaired_dist);
-  } else {
+  if (!write_results || !s.results.wanted() || !s.session || frames == 0) return;
+  vmafx::ResultsInfo info;
+  info.width = ref_geometry.width;
+  info.height = ref_geometry.height;
+  info.fps = fps;
+  info.frame_count = frames;
+  Status w = s.results.write(*c, info);
+  if (!w.is_ok()) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE}),
+                   "Could not write results file '" + s.results.path() + "'", w.to_string());
     return;
   }
-  gchar* debug = g_strdup_printf("%" G_GUINT64_FORMAT " frame pairs scored", scored);
-  GstStructure* details = gst_structure_new("details", "reference-frames", G_TYPE_UINT64, n_ref, "distorted-frames",
-                                            G_TYPE_UINT64, n_dist, "frames-paired", G_TYPE_UINT64, scored, nullptr);
-  GST_WARNING_OBJECT(self, "%s (%s)", text, debug);
-  gst_element_message_full_with_details(GST_ELEMENT(self), GST_MESSAGE_WARNING, GST_STREAM_ERROR,
-                                        GST_STREAM_ERROR_FAILED, text, debug, __FILE__, GST_FUNCTION, __LINE__,
-                                        details);
+  GST_INFO_OBJECT(self, "wrote %s results to %s", vmafx::results_format_name(s.results.format()),
+                  s.results.path().c_str());
 }
 
-// No more pairs can form: a stream that ended has no frame left (the other's remaining frames match nothing).
-bool pairing_over(GstVmafxhip* self) {
-  auto over = [](GstVmafxhipPad* pad) {
-    return pad_is_eos(pad) && !gst_video_aggregator_pad_has_current_buffer(GST_VIDEO_AGGREGATOR_PAD(pad));
-  };
-  return over(self->ref_pad) || over(self->dist_pad);
+// The end of the output stream, once pairing is over: warning, pooled message, results file, EOS downstream.
+void finish_stream(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  finish_engine(self);
+  std::lock_guard<std::mutex> sub(s.submit_mu);
+  std::string warning;
+  GstStructure* details = nullptr;
+  bool no_pairs;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.finished || s.failed) return;
+    s.finished = true;
+    no_pairs = !s.session || s.session->frames_submitted() == 0;
+    const vg::SkipReport r = skip_report_locked(s);
+    if (!s.warned_skip || no_pairs) warning = vg::skip_warning_text(r, nullptr, SkipReason::count_);
+    if (no_pairs) warning = "No frame pairs were scored" + (warning.empty() ? std::string() : ": " + warning);
+    if (!warning.empty()) details = vg::skip_warning_details(r);
+    s.warned_skip = s.warned_skip || !warning.empty();
+  }
+  if (!warning.empty())
+    post_warning(self, warning, no_pairs ? "one stream ended before any frame could be paired" : "", details);
+  post_pooled(self, true);
+  GST_DEBUG_OBJECT(self, "end of stream");
+  gst_pad_push_event(self->src, gst_event_new_eos());
+}
+
+// Ends the session of a segment (flushing seek, stop). `pooled`: finish it and post its pooled message first, as
+// GStreamer's vmaf does at a flushing seek.
+void end_session(GstVmafxhip* self, bool pooled) {
+  ElementState& s = state(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.session) s.session->interrupt();  // wakes a submit waiting for room
+    s.cv.notify_all();
+  }
+  std::lock_guard<std::mutex> sub(s.submit_mu);
+  if (s.creator.joinable()) s.creator.join();
+  bool flushed;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!s.session) s.session = std::move(s.created);
+    flushed = s.engine_done;
+    s.to_submit.clear();
+    s.pairer.reset();
+    for (auto& v : s.sync_frames) v.clear();
+    s.sync_done = false;
+  }
+  if (pooled && s.session) {
+    if (!flushed) (void)s.session->flush();
+    post_pooled(self, false);
+  }
+  std::unique_ptr<vg::ScoringSession> old;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    old = std::move(s.session);
+    s.engine_done = false;
+    s.finished = false;
+    s.skips = {};
+    s.paired = 0;
+    s.warned_skip = false;
+    s.warned_reasons = 0;
+    s.last_output_end = GST_CLOCK_TIME_NONE;
+    s.notices_said.clear();
+  }
+  old.reset();  // releases every picture the engine held
+  {
+    std::lock_guard<std::mutex> lk(s.inputs_mu);
+    for (auto& in : s.inputs)
+      if (in) (void)in->close();
+    for (auto& in : s.retired_inputs)
+      if (in) (void)in->close();
+    s.inputs[0].reset();
+    s.inputs[1].reset();
+    s.input_kinds[0] = s.input_kinds[1] = nullptr;
+    s.retired_inputs.clear();
+    s.input_shared.clear();
+  }
+  {
+    std::lock_guard<std::mutex> lk(s.meta_mu);
+    s.meta.clear();
+  }
+  s.frames_scored.store(0);
+  s.frames_skipped.store(0);
+  s.frames_copied.store(0);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// GstAggregator / GstVideoAggregator virtual methods
+// Pairing
 
-gboolean vmafxhip_start(GstAggregator* agg) {
-  auto* self = GST_VMAFXHIP(agg);
-  Session& s = session(self);
-  end_session_scoring(s);
+// Pairs join the submission queue in the critical section that formed them, so that they reach the engine in the
+// order they formed, whichever streaming thread submits them.
+void enqueue_pairs_locked(ElementState& s, std::vector<vg::FramePairOut>* pairs) {
+  for (auto& pr : *pairs) s.to_submit.push_back(std::move(pr));
+  s.paired += pairs->size();
+  pairs->clear();
+}
+
+bool sync_pending_locked(const ElementState& s) { return s.active.auto_sync && !s.sync_done; }
+
+bool pad_full_locked(const ElementState& s, unsigned p) {
+  // auto-sync holds the first frames of each stream itself, as many as its search reads.
+  if (sync_pending_locked(s)) return s.sync_frames[p].size() > size_t(vg::kAutoSyncWindow) + vg::kSyncPairsPerOffset;
+  const guint64 max_bytes = s.active.max_reference_bytes;
+  return s.pairer.held_frames(p) > s.active.max_reference_frames ||
+         (max_bytes && s.pairer.held_bytes(p) > max_bytes && s.pairer.held_frames(p) > 1);
+}
+
+// Live: the oldest waiting frames are skipped. Otherwise the pad waits for its partner pad (backpressure), which
+// must be linked and must make progress within stall-timeout.
+void run_sync_locked(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
+                     GstStructure** message);
+
+GstFlowReturn wait_for_room_locked(GstVmafxhip* self, std::unique_lock<std::mutex>& lk, unsigned p,
+                                   std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
+                                   GstStructure** sync_message) {
+  ElementState& s = state(self);
+  const unsigned o = 1 - p;
+  const gint64 wait_start = g_get_monotonic_time();
+  while (pad_full_locked(s, p)) {
+    if (s.failed) return GST_FLOW_ERROR;
+    if (s.pads[p].flushing || s.stopping) return GST_FLOW_FLUSHING;
+    if (!gst_pad_is_linked(self->sink[o])) {
+      const std::string text = std::string(pad_name(o)) + " is not linked: " + pad_name(p) + " holds " +
+                               std::to_string(s.pairer.held_frames(p)) + " frames waiting for their partners";
+      lk.unlock();
+      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_PAD}), text,
+                     "link both ref_sink and dist_sink (max-reference-frames bounds what one pad holds)");
+      lk.lock();
+      return GST_FLOW_ERROR;
+    }
+    if (is_live_locked(s)) {
+      if (sync_pending_locked(s)) {
+        // A live source does not wait for the other stream's first frames: the search takes what there is.
+        run_sync_locked(self, pairs, skips, sync_message);
+        enqueue_pairs_locked(s, pairs);
+      } else {
+        s.pairer.drop_oldest(p, SkipReason::late, skips);
+      }
+      continue;
+    }
+    unsigned timeout_s;
+    {
+      std::lock_guard<std::mutex> sl(s.settings_mu);
+      timeout_s = s.settings.stall_timeout;
+    }
+    const gint64 since = std::max(wait_start, s.pads[o].last_activity_us);
+    if (timeout_s && g_get_monotonic_time() - since > gint64(timeout_s) * G_USEC_PER_SEC) {
+      const std::string text = std::string(pad_name(p)) + " holds " + std::to_string(s.pairer.held_frames(p)) +
+                               " frames (max-reference-frames=" + std::to_string(s.active.max_reference_frames) +
+                               ") and " + pad_name(o) + " has received nothing for " + std::to_string(timeout_s) +
+                               " s: raise max-reference-frames";
+      lk.unlock();
+      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}), text,
+                     "the other branch probably waits for more input than the element holds (an encoder's lookahead "
+                     "behind a tee); a larger max-reference-frames, or an unlimited queue before the pad, lets it "
+                     "through (stall-timeout sets this wait)");
+      lk.lock();
+      return GST_FLOW_ERROR;
+    }
+    s.cv.wait_for(lk, std::chrono::milliseconds(200));
+  }
+  return GST_FLOW_OK;
+}
+
+// auto-sync: the first frames of both streams, then the offset, then those frames go through the pairer.
+void run_sync_locked(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
+                     GstStructure** message) {
+  ElementState& s = state(self);
+  std::vector<vg::ImportedPicture> held;
+  std::vector<vmafx::PictureView> views[2];
+  for (unsigned p = 0; p < 2; p++) {
+    for (auto& f : s.sync_frames[p]) {
+      vg::ImportedPicture pic;
+      Status st = vg::import_system_memory(f.buffer, s.pads[p].info, &pic);
+      if (!st.is_ok()) break;  // compared as far as readable
+      views[p].push_back(pic.view());
+      held.push_back(std::move(pic));
+    }
+  }
+  vg::SyncResult r;
+  const Status st = vg::find_offset(views[kRefPad], views[kDistPad], vg::kAutoSyncWindow, &r);
+  held.clear();
+  const int offset = s.active.dist_offset + (st.is_ok() ? r.offset : 0);
+  if (st.is_ok()) {
+    *message = vg::sync_structure(r.offset, r.psnr_y, vg::kAutoSyncWindow, r.compared);
+    GST_INFO_OBJECT(self, "auto-sync: offset %d (luma PSNR %.2f dB over %u pairs)", r.offset, r.psnr_y, r.compared);
+  } else {
+    GST_INFO_OBJECT(self, "auto-sync: %s; offset %d", st.to_string().c_str(), offset);
+  }
+  s.pairer.configure(s.active.pairing == vg::PAIRING_TIMESTAMP, offset);
+  s.sync_done = true;
+  // Interleaved, so that neither pad's queue grows beyond the offset.
+  const size_t n = std::max(s.sync_frames[0].size(), s.sync_frames[1].size());
+  for (size_t i = 0; i < n; i++)
+    for (unsigned p = 0; p < 2; p++)
+      if (i < s.sync_frames[p].size()) s.pairer.push(p, std::move(s.sync_frames[p][i]), pairs, skips);
+  for (auto& v : s.sync_frames) v.clear();
+  // A stream that ended while the frames were held ends in the pairer now.
+  for (unsigned p = 0; p < 2; p++)
+    if (s.pads[p].eos) s.pairer.end(p, skips);
+}
+
+bool sync_ready_locked(const ElementState& s) {
+  const size_t need = size_t(vg::kAutoSyncWindow) + vg::kSyncPairsPerOffset;
+  for (unsigned p = 0; p < 2; p++)
+    if (s.sync_frames[p].size() < need && !s.pads[p].eos) return false;
+  return true;
+}
+
+// After pairs or skips were made: report, submit, and finish the engine when pairing is over.
+GstFlowReturn after_pairing(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
+                            GstStructure* sync_message) {
+  ElementState& s = state(self);
+  SkipNotes notes;
+  bool over;
   {
-    std::lock_guard<std::mutex> lk(self->state->settings_mu);
-    s.active = self->state->settings;
+    std::lock_guard<std::mutex> lk(s.mu);
+    enqueue_pairs_locked(s, pairs);
+    count_skips_locked(self, *skips, frame_message_enabled(s), &notes);
+    over = s.pairer.over();
   }
-  s.failed = false;
-  s.notice_posted = false;
-  s.results_written = false;
-  self->state->frames_scored.store(0);
-  self->state->frames_copied.store(0);
-  gst_vmafxhip_pad_reset_buffers_received(self->ref_pad);
-  gst_vmafxhip_pad_reset_buffers_received(self->dist_pad);
-  if (s.active.log_level != LOG_NONE)
-    gst_debug_category_set_threshold(gst_vmafxhip_debug, to_debug_level(s.active.log_level));
-
-  // Everything that can be checked before the first frame fails here, at the state change.
-  const Settings& a = s.active;
-  if (!a.model.empty()) {
-    vmafx::Model model;
-    Status st = vmafx::Model::load(a.model, &model);
-    if (!st.is_ok()) {
-      VMAFXHIP_POST_ERROR(self, vg::model_error_code(a.model), "Could not load VMAF model '" + a.model + "'", st);
-      return FALSE;
-    }
-    if (a.conf_interval && !model.is_collection()) {
-      VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
-                 "conf-interval needs a bootstrap model such as vmaf_b_v0.6.3",
-                 Status(Errc::invalid_argument, "model '" + a.model + "' is a single model, not a collection"));
-      return FALSE;
-    }
-  } else if (a.conf_interval) {
-    VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
-               "conf-interval needs a bootstrap model such as vmaf_b_v0.6.3",
-               Status(Errc::invalid_argument, "model-filename is empty"));
-    return FALSE;
+  if (sync_message)
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), sync_message));
+  report_skips(self, &notes);
+  const GstFlowReturn r = submit_pending(self);
+  if (r != GST_FLOW_OK) return r;
+  if (over) {
+    finish_engine(self);
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.cv.notify_all();
   }
-  if (a.results_filename.empty() && a.results_format != RESULTS_NONE) {
-    VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
-               "results-format is set but results-filename is not",
-               Status(Errc::invalid_argument, "set results-filename to the file to write"));
-    return FALSE;
-  }
-  if (!a.results_filename.empty()) {
-    // Open for append: creates the file when missing and proves it writable without truncating an existing one.
-    // It is written at the end of the stream; stop() removes it when it was created here but never written.
-    s.results_file_existed = g_file_test(a.results_filename.c_str(), G_FILE_TEST_EXISTS);
-    FILE* f = g_fopen(a.results_filename.c_str(), "a");
-    if (!f) {
-      const int err = errno;
-      VMAFXHIP_POST_ERROR(self, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE},
-                 "Could not open results file '" + a.results_filename + "' for writing",
-                 Status(Errc::io_error, a.results_filename + ": " + g_strerror(err)));
-      return FALSE;
-    }
-    fclose(f);
-  }
-  return GST_AGGREGATOR_CLASS(parent_class)->start(agg);
+  return GST_FLOW_OK;
 }
 
-gboolean vmafxhip_stop(GstAggregator* agg) {
-  auto* self = GST_VMAFXHIP(agg);
-  Session& s = session(self);
-  end_session_scoring(s);
-  if (!s.active.results_filename.empty() && !s.results_written && !s.results_file_existed)
-    g_unlink(s.active.results_filename.c_str());
-  s.results_file_existed = true;  // removed at most once
-  return GST_AGGREGATOR_CLASS(parent_class)->stop(agg);
-}
-
-GstFlowReturn vmafxhip_flush(GstAggregator* agg) {
-  auto* self = GST_VMAFXHIP(agg);
-  GST_DEBUG_OBJECT(self, "flushing: scoring restarts with the new segment");
-  end_session_scoring(session(self));
-  self->state->frames_scored.store(0);
-  self->state->frames_copied.store(0);
-  return GST_AGGREGATOR_CLASS(parent_class)->flush(agg);
-}
-
-// Output caps: the distorted stream's caps, once both sides are known and agree.
-GstFlowReturn vmafxhip_update_src_caps(GstAggregator* agg, GstCaps* downstream, GstCaps** ret) {
-  auto* self = GST_VMAFXHIP(agg);
-  Session& s = session(self);
-  if (s.failed) return GST_FLOW_ERROR;
-  if (!pad_has_caps(self->ref_pad) || !pad_has_caps(self->dist_pad)) return GST_AGGREGATOR_FLOW_NEED_DATA;
-  const GstVideoInfo& ref = GST_VIDEO_AGGREGATOR_PAD(self->ref_pad)->info;
-  const GstVideoInfo& dist = GST_VIDEO_AGGREGATOR_PAD(self->dist_pad)->info;
-  vmafx::VideoGeometry gr, gd;
-  if (!geometry_for(ref, &gr) || !geometry_for(dist, &gd)) {
-    VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Unsupported video format",
-               Status(Errc::unsupported, "reference caps " + caps_string(ref) + ", distorted caps " +
-                                             caps_string(dist)));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  if (!same_geometry(gr, gd)) {
-    VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION},
-               "Reference (" + geometry_string(gr) + ") and distorted (" + geometry_string(gd) +
-                   ") video must agree in width, height, bit depth and chroma subsampling",
-               Status(Errc::unsupported, "reference caps " + caps_string(ref) + ", distorted caps " +
-                                             caps_string(dist)));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  GstVideoInfo out = dist;
-  if (GST_VIDEO_INFO_FPS_N(&out) <= 0 || GST_VIDEO_INFO_FPS_D(&out) <= 0) {
-    // The aggregator pairs frames on the output frame grid; a variable-rate distorted stream takes the reference's.
-    if (GST_VIDEO_INFO_FPS_N(&ref) <= 0 || GST_VIDEO_INFO_FPS_D(&ref) <= 0) {
-      VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Both streams have no frame rate",
-                 Status(Errc::unsupported, "reference caps " + caps_string(ref) + ", distorted caps " +
-                                               caps_string(dist) +
-                                               "; frames are paired by timestamp on a fixed frame grid (videorate "
-                                               "can give a stream a frame rate)"));
+GstFlowReturn pair_buffer(GstVmafxhip* self, unsigned p, GstBuffer* buf) {
+  ElementState& s = state(self);
+  std::vector<vg::FramePairOut> pairs;
+  std::vector<vg::Skip> skips;
+  GstStructure* sync_message = nullptr;
+  {
+    std::unique_lock<std::mutex> lk(s.mu);
+    PadState& ps = s.pads[p];
+    if (p == kDistPad && s.dist_renegotiating) {
+      skips.push_back({p, SkipReason::renegotiated, GST_BUFFER_PTS(buf)});
+      lk.unlock();
+      gst_buffer_unref(buf);
+      return after_pairing(self, &pairs, &skips, nullptr);
+    }
+    if (!ps.has_info) {
+      lk.unlock();
+      gst_buffer_unref(buf);
+      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                     std::string(pad_name(p)) + " received a buffer before its caps", "");
       return GST_FLOW_NOT_NEGOTIATED;
     }
-    GST_VIDEO_INFO_FPS_N(&out) = GST_VIDEO_INFO_FPS_N(&ref);
-    GST_VIDEO_INFO_FPS_D(&out) = GST_VIDEO_INFO_FPS_D(&ref);
+    vg::PadFrame f;
+    f.buffer = buf;
+    f.pts = GST_BUFFER_PTS(buf);
+    f.duration = GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : frame_period(ps.info);
+    f.bytes = gst_buffer_get_size(buf);
+    const bool by_timestamp = s.active.pairing == vg::PAIRING_TIMESTAMP;
+    if (by_timestamp) {
+      if (!GST_CLOCK_TIME_IS_VALID(f.pts)) {
+        lk.unlock();
+        VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}),
+                       std::string(pad_name(p)) + " received a buffer without a timestamp (PTS)",
+                       "pairing=timestamp pairs the frames of the same running time; set pairing=arrival to pair "
+                       "the n-th buffer of each pad whatever its timestamp");
+        return GST_FLOW_ERROR;
+      }
+      f.time = gst_segment_to_running_time(&ps.segment, GST_FORMAT_TIME, f.pts);
+      if (!GST_CLOCK_TIME_IS_VALID(f.time)) {
+        skips.push_back({p, SkipReason::out_of_segment, f.pts});
+        lk.unlock();
+        return after_pairing(self, &pairs, &skips, nullptr);
+      }
+    }
+    if (GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_GAP) && gst_buffer_get_size(buf) == 0) {
+      // A gap buffer holds no picture: the time passes without a frame.
+      if (by_timestamp)
+        s.pairer.gap(p, f.time + (GST_CLOCK_TIME_IS_VALID(f.duration) ? f.duration : 0), &skips);
+      lk.unlock();
+      return after_pairing(self, &pairs, &skips, nullptr);
+    }
+    if (s.active.auto_sync && !s.sync_done) {
+      s.sync_frames[p].push_back(std::move(f));
+      if (sync_ready_locked(s)) run_sync_locked(self, &pairs, &skips, &sync_message);
+    } else {
+      s.pairer.push(p, std::move(f), &pairs, &skips);
+    }
+    enqueue_pairs_locked(s, &pairs);
+    const GstFlowReturn w = wait_for_room_locked(self, lk, p, &pairs, &skips, &sync_message);
+    if (w != GST_FLOW_OK) {
+      if (sync_message) gst_structure_free(sync_message);
+      return w;
+    }
   }
-  GstCaps* dist_caps = gst_pad_get_current_caps(GST_PAD(self->dist_pad));
-  GstCaps* caps = vg::output_caps_with_features(dist_caps, out);  // keeps memory:DMABuf
-  vg::gl_complete_output_caps(caps);                               // memory:GLMemory: texture-target
-  if (dist_caps) gst_caps_unref(dist_caps);
-  if (!gst_caps_can_intersect(caps, downstream)) {
-    gchar* d = gst_caps_to_string(downstream);
-    VMAFXHIP_POST_ERROR(self, {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}, "Downstream does not accept the distorted video",
-               Status(Errc::unsupported, "output caps " + caps_string(out) + ", downstream accepts " + d));
-    g_free(d);
-    gst_caps_unref(caps);
-    return GST_FLOW_NOT_NEGOTIATED;
+  return after_pairing(self, &pairs, &skips, sync_message);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pad functions
+
+GstFlowReturn vmafxhip_chain(GstPad* pad, GstObject* parent, GstBuffer* buf) {
+  auto* self = GST_VMAFXHIP(parent);
+  ElementState& s = state(self);
+  const unsigned p = pad_index(self, pad);
+  bool output;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.failed) {
+      gst_buffer_unref(buf);
+      return GST_FLOW_ERROR;
+    }
+    if (s.pads[p].flushing || s.stopping) {
+      gst_buffer_unref(buf);
+      return GST_FLOW_FLUSHING;
+    }
+    output = p == s.out_pad;
+    if (s.finished || (!output && s.pads[s.out_pad].eos && s.pairer.over() && is_live_locked(s))) {
+      // Scoring is over and the output ended: the other stream is not needed any more.
+      gst_buffer_unref(buf);
+      return GST_FLOW_EOS;
+    }
+    s.pads[p].received++;
+    s.pads[p].last_activity_us = g_get_monotonic_time();
+    if (output) s.output_thread = std::this_thread::get_id();
+    if (output && GST_BUFFER_PTS_IS_VALID(buf))
+      s.last_output_end =
+          GST_BUFFER_PTS(buf) + (GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : 0);
+    s.cv.notify_all();
   }
-  if (!ensure_scorer(self, gd)) {
-    gst_caps_unref(caps);
-    return GST_FLOW_ERROR;
+  learn_liveness(self, p);
+  GstFlowReturn out = GST_FLOW_OK;
+  if (output) {
+    // The output passes on at once, before any scoring work on this frame.
+    out = gst_pad_push(self->src, gst_buffer_ref(buf));
+    if (out == GST_FLOW_FLUSHING) {
+      gst_buffer_unref(buf);
+      return out;
+    }
   }
-  *ret = caps;
-  return GST_FLOW_OK;
+  const GstFlowReturn scored = pair_buffer(self, p, buf);
+  if (scored == GST_FLOW_ERROR || scored == GST_FLOW_FLUSHING || scored == GST_FLOW_NOT_NEGOTIATED) return scored;
+  return output ? out : scored;
 }
 
-// The output buffer is the distorted frame itself: a new GstBuffer sharing its memory (the aggregator restamps it).
-GstFlowReturn vmafxhip_create_output_buffer(GstVideoAggregator* vagg, GstBuffer** outbuf) {
-  auto* self = GST_VMAFXHIP(vagg);
-  Session& s = session(self);
-  *outbuf = nullptr;
-  if (s.failed) return GST_FLOW_ERROR;
-  GstBuffer* dist = current_frame(self->dist_pad);
-  if (!dist) return GST_FLOW_OK;
-  if (dist == s.last_dist && GST_BUFFER_PTS(dist) == s.last_dist_pts) return GST_FLOW_OK;
-  s.last_dist = dist;
-  s.last_dist_pts = GST_BUFFER_PTS(dist);
-  *outbuf = gst_buffer_copy(dist);
-  return *outbuf ? GST_FLOW_OK : GST_FLOW_ERROR;
+// Whether dist_sink's upstream can give the reference's size (then a renegotiation can fix a size mismatch).
+bool dist_can_take_reference_size(GstVmafxhip* self, const GstVideoInfo& ref) {
+  GstCaps* templ = gst_pad_get_pad_template_caps(self->sink[kDistPad]);
+  GstCaps* want = gst_caps_copy(templ);
+  gst_caps_unref(templ);
+  for (guint i = 0; i < gst_caps_get_size(want); i++)
+    gst_structure_set(gst_caps_get_structure(want, i), "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(&ref), "height",
+                      G_TYPE_INT, GST_VIDEO_INFO_HEIGHT(&ref), nullptr);
+  GstCaps* up = gst_pad_peer_query_caps(self->sink[kDistPad], want);
+  const bool ok = !gst_caps_is_empty(up);
+  gst_caps_unref(up);
+  gst_caps_unref(want);
+  return ok;
 }
 
-// GL frames of pad `pad` (0 ref, 1 dist) through the session's GL inputs (gstvmafxhipgl.h).
-Status import_gl(GstVmafxhip* self, unsigned pad, GstBuffer* buf, const GstVideoInfo& info, vg::ImportedPicture* out) {
-  Session& s = session(self);
-  vg::GlInput::Config c;
-  c.requested = to_backend(s.active.backend);
-  c.scorer = s.scorer->backend();
-  c.vendor = to_vendor(s.active.vendor);
-  c.device_id = s.active.device_id;
-  c.allow_copy = s.active.allow_copy;
-  if (c.scorer == vmafx::Backend::hip && (s.active.ssim || s.active.ms_ssim))
-    c.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
-  c.on_notice = [self](const std::string& text, bool warning) {
-    vg::post_status(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
-                    {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, Status(Errc::unsupported, text),
-                    __FILE__, "import_gl", __LINE__);
-  };
-  const uint64_t copied = s.gl.frames_copied();
-  Status st = s.gl.import(pad, c, buf, info, out);
-  self->state->frames_copied.fetch_add(s.gl.frames_copied() - copied, std::memory_order_relaxed);
-  return st;
-}
-
-// CUDA hook: CUDA frames of either pad through the session's CUDA input (gstvmafxhipcuda.h).
-Status import_cuda(GstVmafxhip* self, GstBuffer* buf, const GstVideoInfo& info, vg::ImportedPicture* out) {
-  Session& s = session(self);
-  vg::CudaInput::Config c;
-  c.scorer = s.scorer->backend();
-  c.vendor = to_vendor(s.active.vendor);
-  c.device_id = s.active.device_id;
-  vg::cuda_scorer_device(GST_ELEMENT(self), &c.vendor, &c.device_id);
-  c.allow_copy = s.active.allow_copy;
-  if (c.scorer == vmafx::Backend::hip && (s.active.ssim || s.active.ms_ssim))
-    c.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
-  c.on_notice = [self](const std::string& text, bool warning) {
-    vg::post_status(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
-                    {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, Status(Errc::unsupported, text),
-                    __FILE__, "import_cuda", __LINE__);
-  };
-  const uint64_t copied = s.cuda.frames_copied();
-  Status st = s.cuda.import(c, buf, info, out);
-  self->state->frames_copied.fetch_add(s.cuda.frames_copied() - copied, std::memory_order_relaxed);
-  return st;
-}
-
-// The element's CUDA settings (context sharing), read under the settings lock.
-vg::CudaSettings cuda_settings(GstVmafxhip* self) {  // CUDA hook
-  std::lock_guard<std::mutex> lk(self->state->settings_mu);
-  const Settings& s = self->state->settings;
-  return {to_backend(s.backend), to_vendor(s.vendor), s.device_id};
-}
-
-// dma-buf frames go through the session's importer (gstvmafxhipdmabuf.h), GL frames through the session's GL inputs,
-// other memory through import_picture.
-Status import_any(GstVmafxhip* self, unsigned pad, GstCaps* caps, GstBuffer* buf, const GstVideoInfo& info,
-                  vg::ImportedPicture* out) {
-  if (vg::is_cuda_caps(caps)) return import_cuda(self, buf, info, out);  // CUDA hook
-  const vg::MemoryPath path = vg::memory_path_for_caps(caps);
-  if (path == vg::MemoryPath::gl) return import_gl(self, pad, buf, info, out);
-  if (path != vg::MemoryPath::dmabuf) return vg::import_picture(path, buf, info, out);
-  Session& s = session(self);
-  if (!s.dmabuf) {
-    vg::DmaBufInput::Config c;
-    c.backend = s.scorer->backend();
-    c.vendor = to_vendor(s.active.vendor);
-    c.device_id = s.active.device_id;
-    c.allow_copy = s.active.allow_copy;
-    if (c.backend == vmafx::Backend::hip && (s.active.ssim || s.active.ms_ssim))
-      c.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
-    c.on_notice = [self](const std::string& text) {
-      vg::post_status(GST_ELEMENT(self), GST_MESSAGE_WARNING, {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS},
-                      text, Status(Errc::unsupported, text), __FILE__, "import_any", __LINE__);
-    };
-    VMAFX_TRY(vg::DmaBufInput::create(c, &s.dmabuf));
-    GST_INFO_OBJECT(self, "dma-buf input: %s", s.dmabuf->description().c_str());
+// Checks the two pads' caps against each other once both are known. False after posting the error.
+bool check_pair_caps(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  GstVideoInfo info[2];
+  vmafx::VideoGeometry g[2];
+  std::string caps[2];
+  vg::Settings a;
+  bool warn_colour = false;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!s.pads[0].has_info || !s.pads[1].has_info) return true;
+    for (unsigned i = 0; i < 2; i++) {
+      info[i] = s.pads[i].info;
+      g[i] = s.pads[i].geometry;
+      caps[i] = caps_string(s.pads[i].caps);
+    }
+    a = s.active;
+    warn_colour = !s.warned_colour;
   }
-  const uint64_t copied = s.dmabuf->frames_copied();
-  Status st = s.dmabuf->import(buf, info, caps, out);
-  self->state->frames_copied.fetch_add(s.dmabuf->frames_copied() - copied, std::memory_order_relaxed);
-  return st;
+  const std::string both = "reference caps " + caps[0] + ", distorted caps " + caps[1];
+  if (g[0].bit_depth != g[1].bit_depth || g[0].chroma != g[1].chroma) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                   "Reference (" + geometry_string(g[0]) + ") and distorted (" + geometry_string(g[1]) +
+                       ") video must agree in bit depth and chroma subsampling",
+                   both);
+    return false;
+  }
+  if (g[0].width != g[1].width || g[0].height != g[1].height) {
+    bool renegotiating = false;
+    {
+      std::lock_guard<std::mutex> lk(s.mu);
+      renegotiating = s.dist_renegotiating;
+    }
+    const bool engine_scales = a.scale_method != vg::SCALE_NONE && vg::ScoringSession::scales_distorted();
+    if (!renegotiating && !engine_scales && dist_can_take_reference_size(self, info[0])) {
+      // The distorted caps were chosen before the reference's were known: upstream (videoscale) negotiates again,
+      // with dist_sink offering the reference's size first. Distorted frames of the old size are not paired.
+      std::vector<vg::Skip> skips;
+      SkipNotes notes;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.dist_renegotiating = true;
+        while (s.pairer.held_frames(kDistPad)) s.pairer.drop_oldest(kDistPad, SkipReason::renegotiated, &skips);
+        count_skips_locked(self, skips, frame_message_enabled(s), &notes);
+      }
+      report_skips(self, &notes);
+      GST_INFO_OBJECT(self, "dist_sink: %s, the reference %s: asking upstream to renegotiate",
+                      geometry_string(g[1]).c_str(), geometry_string(g[0]).c_str());
+      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
+      return true;
+    }
+    if (a.scale_method == vg::SCALE_NONE || !vg::ScoringSession::scales_distorted()) {
+      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                     "Reference (" + geometry_string(g[0]) + ") and distorted (" + geometry_string(g[1]) +
+                         ") video must agree in width and height: put videoscale before dist_sink (it offers the "
+                         "reference's size)",
+                     both + (a.scale_method == vg::SCALE_NONE ? "; scale-method=none"
+                                                              : "; this engine build does not scale"));
+      return false;
+    }
+  }
+  const int n0 = GST_VIDEO_INFO_FPS_N(&info[0]), d0 = GST_VIDEO_INFO_FPS_D(&info[0]);
+  const int n1 = GST_VIDEO_INFO_FPS_N(&info[1]), d1 = GST_VIDEO_INFO_FPS_D(&info[1]);
+  if (a.pairing == vg::PAIRING_TIMESTAMP && n0 > 0 && n1 > 0 && d0 > 0 && d1 > 0 &&
+      gst_util_fraction_compare(n0, d0, n1, d1) != 0) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                   "Reference (" + fps_string(info[0]) + ") and distorted (" + fps_string(info[1]) +
+                       ") frame rates differ: convert one with videorate (... ! videorate ! video/x-raw,framerate=" +
+                       fps_string(info[0]) + " ! v.dist_sink), or set pairing=arrival",
+                   both + "; pairing=timestamp pairs frames of the same time, which streams of different rates do "
+                          "not have");
+    return false;
+  }
+  const bool yuv = GST_VIDEO_INFO_IS_YUV(&info[0]) && GST_VIDEO_INFO_IS_YUV(&info[1]);
+  if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&info[0].colorimetry, &info[1].colorimetry)) {
+    {
+      // Both pads' caps may be checked at once: the first to get here warns.
+      std::lock_guard<std::mutex> lk(s.mu);
+      warn_colour = !s.warned_colour;
+      s.warned_colour = true;
+    }
+  }
+  if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&info[0].colorimetry, &info[1].colorimetry)) {
+    gchar* c0 = gst_video_colorimetry_to_string(&info[0].colorimetry);
+    gchar* c1 = gst_video_colorimetry_to_string(&info[1].colorimetry);
+    const bool range = info[0].colorimetry.range != info[1].colorimetry.range;
+    const std::string text = std::string("Reference and distorted differ in ") + (range ? "range" : "colorimetry") +
+                             " (" + (c0 ? c0 : "?") + " against " + (c1 ? c1 : "?") +
+                             "): the scores compare the samples as they are; if both show the same picture, convert "
+                             "one (videoconvert ! video/x-raw,colorimetry=" + (c0 ? c0 : "...") + ")";
+    g_free(c0);
+    g_free(c1);
+    post_warning(self, text, both);
+  }
+  return true;
 }
 
-GstFlowReturn vmafxhip_aggregate_frames(GstVideoAggregator* vagg, GstBuffer*) {
-  auto* self = GST_VMAFXHIP(vagg);
-  Session& s = session(self);
-  if (s.failed) return GST_FLOW_ERROR;
-  if (s.finished) return GST_FLOW_OK;  // scoring is over; distorted frames still pass through
-  GstBuffer* dist = current_frame(self->dist_pad);
-  GstBuffer* ref = current_frame(self->ref_pad);
-  if (!dist) return GST_FLOW_OK;
-  if (!ref) {
-    s.unpaired_dist++;
-    GST_DEBUG_OBJECT(self, "no reference frame for distorted frame %" GST_TIME_FORMAT ", not scored",
-                     GST_TIME_ARGS(GST_BUFFER_PTS(dist)));
-    return GST_FLOW_OK;
+bool handle_caps(GstVmafxhip* self, unsigned p, GstCaps* caps) {
+  ElementState& s = state(self);
+  GstVideoInfo info;
+  Status st = vg::video_info_from_caps(caps, &info);
+  if (!st.is_ok()) {
+    VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), std::string("Unsupported video caps on ") + pad_name(p),
+                   st.to_string() + "; caps " + caps_string(caps));
+    return false;
   }
-  GstVideoAggregatorPad* rpad = GST_VIDEO_AGGREGATOR_PAD(self->ref_pad);
-  GstVideoAggregatorPad* dpad = GST_VIDEO_AGGREGATOR_PAD(self->dist_pad);
+  if (GST_VIDEO_INFO_IS_INTERLACED(&info)) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                   std::string("Interlaced video on ") + pad_name(p) + " (interlace-mode=" +
+                       gst_video_interlace_mode_to_string(GST_VIDEO_INFO_INTERLACE_MODE(&info)) +
+                       "): vmafxhip scores progressive frames; put deinterlace before the pad",
+                   "caps " + caps_string(caps));
+    return false;
+  }
   vmafx::VideoGeometry g;
-  if (!geometry_for(dpad->info, &g)) {
-    VMAFXHIP_POST_ERROR(self, {GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}, "Unsupported distorted format",
-               Status(Errc::unsupported, caps_string(dpad->info)));
-    return GST_FLOW_ERROR;
+  if (!vg::geometry_for(caps, info, &g)) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                   std::string("Unsupported video format ") + gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)) +
+                       " on " + pad_name(p) + " (" + vg::input_kind_for_caps(caps).name + ")",
+                   "caps " + caps_string(caps));
+    return false;
   }
-  if (!ensure_scorer(self, g)) return GST_FLOW_ERROR;
-
-  auto pair = std::make_shared<std::pair<vg::ImportedPicture, vg::ImportedPicture>>();
-  GstCaps* rcaps = gst_pad_get_current_caps(GST_PAD(rpad));
-  GstCaps* dcaps = gst_pad_get_current_caps(GST_PAD(dpad));
-  Status st = import_any(self, 0, rcaps, ref, rpad->info, &pair->first);
-  const bool ref_ok = st.is_ok();
-  if (ref_ok) st = import_any(self, 1, dcaps, dist, dpad->info, &pair->second);
-  if (rcaps) gst_caps_unref(rcaps);
-  if (dcaps) gst_caps_unref(dcaps);
-  if (!st.is_ok()) {
-    const std::string which = ref_ok ? "distorted" : "reference";
-    VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Invalid " + which + " buffer", st);
-    return GST_FLOW_ERROR;
+  std::string changed;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    const vmafx::VideoGeometry& was = s.session_geometry[p];
+    if (s.session &&
+        (was.width != g.width || was.height != g.height || was.bit_depth != g.bit_depth || was.chroma != g.chroma)) {
+      changed = "Video geometry changed mid-stream on " + std::string(pad_name(p)) + ": scoring " +
+                geometry_string(was) + ", new caps are " + geometry_string(g);
+    } else {
+      PadState& ps = s.pads[p];
+      gst_caps_replace(&ps.caps, caps);
+      ps.info = info;
+      ps.has_info = true;
+      ps.geometry = g;
+      const vmafx::VideoGeometry& rg = s.pads[kRefPad].geometry;
+      if (s.dist_renegotiating && s.pads[1 - p].has_info && rg.width == s.pads[kDistPad].geometry.width &&
+          rg.height == s.pads[kDistPad].geometry.height)
+        s.dist_renegotiating = false;
+    }
   }
-
-  const GstClockTime pts = GST_BUFFER_PTS(dist);
-  const GstClockTime duration = GST_BUFFER_DURATION(dist);
-  vmafx::FramePair fp;
-  fp.ref = pair->first.view();
-  fp.dist = pair->second.view();
-  fp.timestamp = int64_t(pts);
-  fp.user = uint64_t(duration);
-  fp.release = [pair] {
-    pair->first.release();
-    pair->second.release();
-  };
-  st = s.scorer->submit(std::move(fp));
-  pair.reset();  // the scorer's release callback owns the pictures now
-  if (!st.is_ok()) {
-    VMAFXHIP_POST_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st);
-    return GST_FLOW_ERROR;
+  if (!changed.empty()) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}), changed,
+                   "vmafxhip scores one geometry per stream; caps " + caps_string(caps));
+    return false;
   }
-  if (GST_CLOCK_TIME_IS_VALID(pts)) {
-    if (!GST_CLOCK_TIME_IS_VALID(s.first_pts)) s.first_pts = pts;
-    s.end_pts = pts + (GST_CLOCK_TIME_IS_VALID(duration) ? duration : 0);
-  }
-  return GST_FLOW_OK;
+  return check_pair_caps(self);
 }
 
-GstFlowReturn vmafxhip_aggregate(GstAggregator* agg, gboolean timeout) {
-  auto* self = GST_VMAFXHIP(agg);
-  Session& s = session(self);
-  if (s.failed) return GST_FLOW_ERROR;
-  // A stream that ended before its caps: nothing can ever pair (the base class would wait for caps forever).
-  const bool negotiated = GST_VIDEO_INFO_FORMAT(&GST_VIDEO_AGGREGATOR(agg)->info) != GST_VIDEO_FORMAT_UNKNOWN;
-  if (!negotiated && ((pad_is_eos(self->ref_pad) && !pad_has_caps(self->ref_pad)) ||
-                      (pad_is_eos(self->dist_pad) && !pad_has_caps(self->dist_pad)))) {
-    if (!finish_scoring(self)) return GST_FLOW_ERROR;
-    report_lengths(self);
-    return GST_FLOW_EOS;
+// A live pipeline starts making its session as soon as both pads have caps, so that the first pairs find it ready.
+void prepare_live_session(GstVmafxhip* self, unsigned p) {
+  ElementState& s = state(self);
+  learn_liveness(self, p);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!is_live_locked(s) || !s.pads[0].has_info || !s.pads[1].has_info || s.failed) return;
   }
-  GstFlowReturn ret = GST_AGGREGATOR_CLASS(parent_class)->aggregate(agg, timeout);
-  if (s.failed) return GST_FLOW_ERROR;
-  if (ret == GST_FLOW_EOS) {
-    if (!finish_scoring(self)) return GST_FLOW_ERROR;
-    report_lengths(self);
-    return GST_FLOW_EOS;
-  }
-  if (ret == GST_FLOW_OK && !s.finished && pairing_over(self)) {
-    // One stream is over: score what was paired now; the other stream drains (and passes through) until its EOS.
-    if (!finish_scoring(self)) return GST_FLOW_ERROR;
-  }
-  return ret;
+  std::lock_guard<std::mutex> sub(s.submit_mu);
+  (void)ensure_session(self, true);
 }
 
-GstCaps* allowed_caps(GstVmafxhip* self, GstPad* pad, GstCaps* filter) {
-  GstCaps* templ = gst_pad_get_pad_template_caps(pad);
-  GstCaps* caps;
-  if (pad == GST_PAD(self->dist_pad)) {
-    // The distorted frames go out unchanged: what downstream takes (at any frame rate) is what dist_sink takes.
-    GstPad* src = GST_AGGREGATOR_SRC_PAD(self);
-    GstCaps* src_templ = gst_pad_get_pad_template_caps(src);
-    GstCaps* peer = gst_pad_peer_query_caps(src, src_templ);
-    gst_caps_unref(src_templ);
-    peer = gst_caps_make_writable(peer);
-    for (guint i = 0; i < gst_caps_get_size(peer); i++)
-      gst_structure_set(gst_caps_get_structure(peer, i), "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT, 1,
-                        nullptr);
-    caps = gst_caps_intersect_full(templ, peer, GST_CAPS_INTERSECT_FIRST);
+// The output pad ended: wait until pairing is over (non-live: until the other stream ended too, so its length is
+// known), then finish.
+void output_eos(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  const unsigned p = s.out_pad, o = 1 - p;
+  {
+    std::unique_lock<std::mutex> lk(s.mu);
+    const gint64 start = g_get_monotonic_time();
+    for (;;) {
+      if (s.failed || s.stopping || s.pads[p].flushing) return;
+      const bool live = is_live_locked(s);
+      if (live ? s.pairer.over() : s.pads[o].eos) break;
+      const gint64 waited = g_get_monotonic_time() - start;
+      if (live) {
+        // The waiting frames' partners get the hold window to arrive.
+        const GstClockTime period = frame_period(s.pads[p].info);
+        const GstClockTime hold =
+            (GST_CLOCK_TIME_IS_VALID(period) ? period * s.active.max_reference_frames : GST_SECOND) +
+            s.active.latency;
+        if (GstClockTime(waited) * GST_USECOND > std::max<GstClockTime>(hold, GST_SECOND)) {
+          std::vector<vg::Skip> skips;
+          while (s.pairer.held_frames(p)) s.pairer.drop_oldest(p, SkipReason::late, &skips);
+          SkipNotes notes;
+          count_skips_locked(self, skips, frame_message_enabled(s), &notes);
+          lk.unlock();
+          report_skips(self, &notes);
+          lk.lock();
+          continue;
+        }
+      } else {
+        unsigned timeout_s;
+        {
+          std::lock_guard<std::mutex> sl(s.settings_mu);
+          timeout_s = s.settings.stall_timeout;
+        }
+        const gint64 since = std::max(start, s.pads[o].last_activity_us);
+        if (timeout_s && g_get_monotonic_time() - since > gint64(timeout_s) * G_USEC_PER_SEC) {
+          const std::string text = std::string(pad_name(p)) + " ended and " + pad_name(o) +
+                                   " has received nothing for " + std::to_string(timeout_s) + " s";
+          lk.unlock();
+          VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}), text,
+                         "the other branch neither delivers frames nor ends (stall-timeout sets this wait)");
+          return;
+        }
+      }
+      s.cv.wait_for(lk, std::chrono::milliseconds(200));
+    }
+  }
+  finish_stream(self);
+}
+
+gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
+  auto* self = GST_VMAFXHIP(parent);
+  ElementState& s = state(self);
+  const unsigned p = pad_index(self, pad);
+  const bool output = p == s.out_pad;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.pads[p].last_activity_us = g_get_monotonic_time();
+    s.cv.notify_all();
+  }
+  vg::gl_sink_event(GST_ELEMENT(self), event);  // GL caps: find the GL display / application context
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_CAPS: {
+      GstCaps* caps = nullptr;
+      gst_event_parse_caps(event, &caps);
+      if (!handle_caps(self, p, caps)) {
+        gst_event_unref(event);
+        return FALSE;
+      }
+      prepare_live_session(self, p);
+      // The output passes through unchanged: its caps go downstream as they came.
+      if (output) return gst_pad_push_event(self->src, event);
+      gst_event_unref(event);
+      return TRUE;
+    }
+    case GST_EVENT_SEGMENT: {
+      const GstSegment* seg = nullptr;
+      gst_event_parse_segment(event, &seg);
+      if (seg->format != GST_FORMAT_TIME) {
+        VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}),
+                       std::string(pad_name(p)) + " received a " + gst_format_get_name(seg->format) +
+                           " segment; video is paired in TIME",
+                       "");
+        gst_event_unref(event);
+        return FALSE;
+      }
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        gst_segment_copy_into(seg, &s.pads[p].segment);
+      }
+      if (output) return gst_pad_push_event(self->src, event);
+      gst_event_unref(event);
+      return TRUE;
+    }
+    case GST_EVENT_GAP: {
+      GstClockTime ts, dur;
+      gst_event_parse_gap(event, &ts, &dur);
+      std::vector<vg::Skip> skips;
+      std::vector<vg::FramePairOut> pairs;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        GstClockTime end = GST_CLOCK_TIME_NONE;
+        if (GST_CLOCK_TIME_IS_VALID(ts))
+          end = gst_segment_to_running_time(&s.pads[p].segment, GST_FORMAT_TIME,
+                                            ts + (GST_CLOCK_TIME_IS_VALID(dur) ? dur : 0));
+        s.pairer.gap(p, end, &skips);
+      }
+      (void)after_pairing(self, &pairs, &skips, nullptr);
+      if (output) return gst_pad_push_event(self->src, event);
+      gst_event_unref(event);
+      return TRUE;
+    }
+    case GST_EVENT_EOS: {
+      std::vector<vg::Skip> skips;
+      std::vector<vg::FramePairOut> pairs;
+      GstStructure* sync_message = nullptr;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.pads[p].eos = true;
+        if (sync_pending_locked(s)) {
+          // The search runs once both streams gave their first frames or ended; it ends this stream then.
+          if (sync_ready_locked(s)) run_sync_locked(self, &pairs, &skips, &sync_message);
+          enqueue_pairs_locked(s, &pairs);
+        } else {
+          s.pairer.end(p, &skips);
+        }
+        s.cv.notify_all();
+      }
+      gst_event_unref(event);
+      (void)after_pairing(self, &pairs, &skips, sync_message);
+      if (!gst_pad_is_linked(self->sink[1 - p])) {
+        // Its frames waited for a pad that never delivers anything: say so rather than wait for ever.
+        VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_PAD}),
+                       std::string(pad_name(1 - p)) + " is not linked: link both ref_sink and dist_sink",
+                       std::string(pad_name(p)) + " ended with " + std::to_string(s.pads[p].received) +
+                           " frames and nothing to pair them with");
+        return TRUE;
+      }
+      if (output) output_eos(self);
+      return TRUE;
+    }
+    case GST_EVENT_FLUSH_START: {
+      bool end_segment = false;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.pads[p].flushing = true;
+        const guint32 seq = gst_event_get_seqnum(event);
+        if (seq != s.flush_seqnum) {
+          s.flush_seqnum = seq;
+          end_segment = true;
+        }
+        if (s.session) s.session->interrupt();
+        s.cv.notify_all();
+      }
+      gboolean ret = TRUE;
+      if (output) {
+        ret = gst_pad_push_event(self->src, event);
+      } else {
+        gst_event_unref(event);
+      }
+      if (end_segment) end_session(self, true);
+      return ret;
+    }
+    case GST_EVENT_FLUSH_STOP: {
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        PadState& ps = s.pads[p];
+        ps.flushing = false;
+        ps.eos = false;
+        ps.received = 0;
+        gst_segment_init(&ps.segment, GST_FORMAT_TIME);
+        s.pairer.reset_pad(p);
+        s.finished = false;
+      }
+      if (output) return gst_pad_push_event(self->src, event);
+      gst_event_unref(event);
+      return TRUE;
+    }
+    case GST_EVENT_STREAM_START:
+      if (output) return gst_pad_push_event(self->src, event);
+      gst_event_unref(event);
+      return TRUE;
+    default: break;
+  }
+  // Everything else follows the output stream; the other pad's events stop here.
+  if (output) return gst_pad_event_default(pad, parent, event);
+  gst_event_unref(event);
+  return TRUE;
+}
+
+// Caps a sink pad takes: the template (the output pad: what downstream takes too). dist_sink offers the reference's
+// size (and frame rate) first, so that videoscale / videorate upstream adapt without a caps filter.
+GstCaps* sink_caps(GstVmafxhip* self, unsigned p, GstCaps* filter) {
+  ElementState& s = state(self);
+  GstCaps* templ = gst_pad_get_pad_template_caps(self->sink[p]);
+  GstCaps* base;
+  unsigned out;
+  bool ref_known;
+  GstVideoInfo ref_info;
+  bool by_timestamp;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    out = s.out_pad;
+    ref_known = s.pads[kRefPad].has_info;
+    ref_info = s.pads[kRefPad].info;
+    by_timestamp = s.active.pairing == vg::PAIRING_TIMESTAMP;
+  }
+  if (p == out) {
+    GstCaps* peer = gst_pad_peer_query_caps(self->src, templ);
+    base = gst_caps_intersect_full(peer, templ, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref(peer);
     gst_caps_unref(templ);
   } else {
-    // The reference is read and dropped: any format of the template (agreement with dist is checked on
-    // negotiation, with an error naming both caps).
-    caps = templ;
+    base = templ;
+  }
+  if (p == kDistPad && ref_known) {
+    GstCaps* preferred = gst_caps_copy(base);
+    for (guint i = 0; i < gst_caps_get_size(preferred); i++) {
+      GstStructure* st = gst_caps_get_structure(preferred, i);
+      gst_structure_set(st, "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(&ref_info), "height", G_TYPE_INT,
+                        GST_VIDEO_INFO_HEIGHT(&ref_info), nullptr);
+      if (by_timestamp && GST_VIDEO_INFO_FPS_N(&ref_info) > 0)
+        gst_structure_set(st, "framerate", GST_TYPE_FRACTION, GST_VIDEO_INFO_FPS_N(&ref_info),
+                          GST_VIDEO_INFO_FPS_D(&ref_info), nullptr);
+    }
+    GstCaps* first = gst_caps_intersect_full(preferred, base, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(preferred);
+    base = gst_caps_merge(first, base);
   }
   if (filter) {
-    GstCaps* t = gst_caps_intersect_full(filter, caps, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref(caps);
-    caps = t;
+    GstCaps* t = gst_caps_intersect_full(filter, base, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref(base);
+    base = t;
   }
-  return caps;
+  return base;
 }
 
-gboolean vmafxhip_sink_query(GstAggregator* agg, GstAggregatorPad* pad, GstQuery* query) {
-  auto* self = GST_VMAFXHIP(agg);
-  if (vg::gl_pad_query(GST_ELEMENT(agg), GST_PAD(pad), query)) return TRUE;  // GL context; GL sync meta: chains on
-  if (vg::cuda_pad_query(GST_ELEMENT(agg), GST_PAD(pad), query, cuda_settings(self))) return TRUE;  // CUDA hook
+gboolean vmafxhip_sink_query(GstPad* pad, GstObject* parent, GstQuery* query) {
+  auto* self = GST_VMAFXHIP(parent);
+  ElementState& s = state(self);
+  const unsigned p = pad_index(self, pad);
+  unsigned out;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    out = s.out_pad;
+  }
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_CAPS: {
-      GstCaps* filter;
+      GstCaps* filter = nullptr;
       gst_query_parse_caps(query, &filter);
-      GstCaps* caps = allowed_caps(self, GST_PAD(pad), filter);
+      GstCaps* caps = sink_caps(self, p, filter);
       gst_query_set_caps_result(query, caps);
       gst_caps_unref(caps);
       return TRUE;
     }
     case GST_QUERY_ACCEPT_CAPS: {
-      GstCaps* caps;
+      GstCaps* caps = nullptr;
       gst_query_parse_accept_caps(query, &caps);
-      GstCaps* allowed = allowed_caps(self, GST_PAD(pad), nullptr);
-      gst_query_set_accept_caps_result(query, gst_caps_is_fixed(caps) && gst_caps_can_intersect(caps, allowed));
-      gst_caps_unref(allowed);
+      bool accept = false;
+      if (!vg::input_kind_for_caps(caps).accept_caps || !vg::input_kind_for_caps(caps).accept_caps(caps, &accept)) {
+        GstCaps* allowed = sink_caps(self, p, nullptr);
+        accept = gst_caps_is_fixed(caps) && gst_caps_can_intersect(caps, allowed);
+        gst_caps_unref(allowed);
+      }
+      gst_query_set_accept_caps_result(query, accept);
+      return TRUE;
+    }
+    case GST_QUERY_ALLOCATION: {
+      if (p == out && gst_pad_peer_query(self->src, query)) {
+        // Downstream decides for the output (its buffers go there); the element also reads GL sync metas.
+        (void)vg::gl_pad_query(GST_ELEMENT(self), pad, query);
+        return TRUE;
+      }
+      // The other pad's frames are read in place and dropped: any layout a video meta describes.
+      gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+      (void)vg::gl_pad_query(GST_ELEMENT(self), pad, query);
+      return TRUE;
+    }
+    case GST_QUERY_CONTEXT:
+      if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) return TRUE;
+      break;
+    default: break;
+  }
+  if (p == out) return gst_pad_query_default(pad, parent, query);
+  return FALSE;
+}
+
+gboolean vmafxhip_src_query(GstPad* pad, GstObject* parent, GstQuery* query) {
+  auto* self = GST_VMAFXHIP(parent);
+  ElementState& s = state(self);
+  unsigned out;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    out = s.out_pad;
+  }
+  switch (GST_QUERY_TYPE(query)) {
+    case GST_QUERY_CONTEXT:
+      if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) return TRUE;
+      break;
+    case GST_QUERY_CAPS: {
+      GstCaps* filter = nullptr;
+      gst_query_parse_caps(query, &filter);
+      GstCaps* templ = gst_pad_get_pad_template_caps(pad);
+      GstCaps* up = gst_pad_peer_query_caps(self->sink[out], filter ? filter : templ);
+      GstCaps* caps = gst_caps_intersect_full(up, templ, GST_CAPS_INTERSECT_FIRST);
+      gst_caps_unref(up);
+      gst_caps_unref(templ);
+      gst_query_set_caps_result(query, caps);
+      gst_caps_unref(caps);
+      return TRUE;
+    }
+    case GST_QUERY_LATENCY: {
+      // The output's own upstream latency; the element adds nothing to it (the output passes through at once). Its
+      // maximum grows by the hold window: the element holds up to max-reference-frames frames of each stream.
+      gboolean live[2] = {FALSE, FALSE};
+      GstClockTime min[2] = {0, 0}, max[2] = {GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE};
+      bool got[2] = {false, false};
+      for (unsigned i = 0; i < 2; i++) {
+        GstQuery* q = gst_query_new_latency();
+        got[i] = gst_pad_peer_query(self->sink[i], q);
+        if (got[i]) gst_query_parse_latency(q, &live[i], &min[i], &max[i]);
+        gst_query_unref(q);
+      }
+      if (!got[out]) return FALSE;
+      const unsigned o = 1 - out;
+      GstClockTime hold, latency;
+      bool warn = false;
+      std::string text;
+      gboolean is_live;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        for (unsigned i = 0; i < 2; i++) {
+          if (!got[i]) continue;
+          s.pads[i].live_known = true;
+          s.pads[i].live = live[i];
+          s.pads[i].upstream_min = GST_CLOCK_TIME_IS_VALID(min[i]) ? min[i] : 0;
+        }
+        const GstClockTime period = s.pads[out].has_info ? frame_period(s.pads[out].info) : GST_CLOCK_TIME_NONE;
+        hold = GST_CLOCK_TIME_IS_VALID(period) ? period * s.active.max_reference_frames : 0;
+        latency = s.active.latency;
+        is_live = is_live_locked(s);
+        if (is_live && got[o] && !s.warned_latency && min[o] > min[out] + hold + latency) {
+          s.warned_latency = true;
+          warn = true;
+          const GstClockTime lag = min[o] - min[out];
+          const guint64 need = GST_CLOCK_TIME_IS_VALID(period) && period ? lag / period + 1 : 0;
+          text = std::string("The ") + pad_name(o) + " branch's latency exceeds the " + pad_name(out) +
+                 " branch's by " + std::to_string(lag / GST_MSECOND) + " ms, more than the element holds (" +
+                 std::to_string(hold / GST_MSECOND) + " ms, max-reference-frames=" +
+                 std::to_string(s.active.max_reference_frames) + "): frames will be skipped as late; raise "
+                 "max-reference-frames to at least " + std::to_string(need);
+        }
+      }
+      if (warn) post_warning(self, text, "");
+      GstClockTime out_max = max[out];
+      if (GST_CLOCK_TIME_IS_VALID(out_max)) out_max += hold + latency;
+      gst_query_set_latency(query, is_live, min[out], out_max);
+      GST_DEBUG_OBJECT(self, "latency: live %d, min %" GST_TIME_FORMAT ", max %" GST_TIME_FORMAT, is_live,
+                       GST_TIME_ARGS(min[out]), GST_TIME_ARGS(out_max));
       return TRUE;
     }
     default: break;
   }
-  return GST_AGGREGATOR_CLASS(parent_class)->sink_query(agg, pad, query);
+  return gst_pad_query_default(pad, parent, query);
 }
 
-// GL context negotiation (gstvmafxhipgl.h): CONTEXT queries on the src pad, GL caps arriving, set_context.
-gboolean vmafxhip_src_query(GstAggregator* agg, GstQuery* query) {
-  if (vg::gl_pad_query(GST_ELEMENT(agg), GST_AGGREGATOR_SRC_PAD(agg), query)) return TRUE;
-  if (vg::cuda_pad_query(GST_ELEMENT(agg), GST_AGGREGATOR_SRC_PAD(agg), query, cuda_settings(GST_VMAFXHIP(agg))))
-    return TRUE;  // CUDA hook
-  return GST_AGGREGATOR_CLASS(parent_class)->src_query(agg, query);
+gboolean vmafxhip_src_event(GstPad* pad, GstObject* parent, GstEvent* event) {
+  auto* self = GST_VMAFXHIP(parent);
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_SEEK: {
+      // Both streams move: the seek goes to both upstreams.
+      gst_event_ref(event);
+      const gboolean a = gst_pad_push_event(self->sink[kRefPad], event);
+      const gboolean b = gst_pad_push_event(self->sink[kDistPad], event);
+      return a && b;
+    }
+    case GST_EVENT_QOS:
+      // An analyser scores every frame: upstream must not drop late frames on downstream's word.
+      gst_event_unref(event);
+      return TRUE;
+    default: break;
+  }
+  return gst_pad_event_default(pad, parent, event);
 }
 
-gboolean vmafxhip_sink_event(GstAggregator* agg, GstAggregatorPad* pad, GstEvent* event) {
-  vg::gl_sink_event(GST_ELEMENT(agg), event);
-  vg::cuda_sink_event(GST_ELEMENT(agg), GST_PAD(pad), event, cuda_settings(GST_VMAFXHIP(agg)));  // CUDA hook
-  return GST_AGGREGATOR_CLASS(parent_class)->sink_event(agg, pad, event);
+// src links to the output pad and back; the other sink pad links nowhere.
+GstIterator* vmafxhip_iterate_internal_links(GstPad* pad, GstObject* parent) {
+  auto* self = GST_VMAFXHIP(parent);
+  ElementState& s = state(self);
+  unsigned out;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    out = s.out_pad;
+  }
+  GstPad* other = nullptr;
+  if (pad == self->src) other = self->sink[out];
+  if (pad == self->sink[out]) other = self->src;
+  GValue v = G_VALUE_INIT;
+  g_value_init(&v, GST_TYPE_PAD);
+  if (other) g_value_set_object(&v, other);
+  GstIterator* it = other ? gst_iterator_new_single(GST_TYPE_PAD, &v) : gst_iterator_new_single(GST_TYPE_PAD, nullptr);
+  g_value_unset(&v);
+  return it;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// State changes
+
+bool start(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  vg::Settings a;
+  {
+    std::lock_guard<std::mutex> lk(s.settings_mu);
+    a = s.settings;
+  }
+  if (a.log_level != vg::LOG_NONE) gst_debug_category_set_threshold(gst_vmafxhip_debug, vg::to_debug_level(a.log_level));
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.active = a;
+    s.out_pad = a.output == vg::OUTPUT_DISTORTED ? kDistPad : kRefPad;
+    for (auto& ps : s.pads) {
+      gst_caps_replace(&ps.caps, nullptr);
+      ps.has_info = false;
+      gst_segment_init(&ps.segment, GST_FORMAT_TIME);
+      ps.flushing = false;
+      ps.eos = false;
+      ps.live_known = false;
+      ps.live = false;
+      ps.received = 0;
+      ps.last_activity_us = g_get_monotonic_time();
+    }
+    s.pairer.reset();
+    s.pairer.configure(a.pairing == vg::PAIRING_TIMESTAMP, a.dist_offset);
+    s.skips = {};
+    s.paired = 0;
+    s.stopping = false;
+    s.failed = false;
+    s.engine_done = false;
+    s.finished = false;
+    s.warned_skip = s.warned_colour = s.warned_latency = false;
+    s.warned_reasons = 0;
+    s.flush_seqnum = GST_SEQNUM_INVALID;
+    s.last_output_end = GST_CLOCK_TIME_NONE;
+    s.sync_done = false;
+    s.dist_renegotiating = false;
+    s.notices_said.clear();
+  }
+  s.frames_scored.store(0);
+  s.frames_skipped.store(0);
+  s.frames_copied.store(0);
+
+  // Everything that can be checked before the first frame fails here, at the state change.
+  const vg::ErrorCode settings_error{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS};
+  std::vector<vg::ScoringModel> models;
+  Status st = vg::parse_models(a.model, 0, &models, nullptr);
+  std::vector<vg::ScoringFeature> features;
+  if (st.is_ok()) st = vg::parse_features(a.features, &features);
+  if (!st.is_ok()) {
+    VMAFXHIP_ERROR(self, settings_error, "Invalid settings", st.to_string());
+    return false;
+  }
+  bool any_collection = false;
+  for (const auto& entry : models) {
+    vmafx::Model model;
+    Status ms = vmafx::Model::load(entry.model, &model);
+    if (!ms.is_ok()) {
+      VMAFXHIP_ERROR(self, vg::model_error_code(entry.model), "Could not load VMAF model '" + entry.model + "'",
+                     ms.to_string());
+      return false;
+    }
+    any_collection = any_collection || model.is_collection();
+  }
+  if (a.conf_interval && !any_collection) {
+    VMAFXHIP_ERROR(self, settings_error, "conf-interval needs a bootstrap model such as vmaf_b_v0.6.3",
+                   models.empty() ? "model-filename is empty"
+                                  : "model '" + a.model + "' is a single model, not a collection");
+    return false;
+  }
+  if (a.results_filename.empty() && a.results_format != vg::RESULTS_NONE) {
+    // GStreamer's vmaf scores on and writes nothing: so does vmafxhip, saying why.
+    post_warning(self, "results-format is set but results-filename is not: no results file is written",
+                 "set results-filename to the file to write");
+  }
+  st = s.results.open(a.results_filename, vg::to_results_format(a.results_format));
+  if (!st.is_ok()) {
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE}),
+                   "Could not open results file '" + a.results_filename + "' for writing", st.to_string());
+    return false;
+  }
+  return true;
+}
+
+void stop(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  end_session(self, false);
+  s.results.close();
+  std::lock_guard<std::mutex> lk(s.mu);
+  for (auto& ps : s.pads) {
+    gst_caps_replace(&ps.caps, nullptr);
+    ps.has_info = false;
+  }
+  s.stopping = false;
+}
+
+GstStateChangeReturn vmafxhip_change_state(GstElement* element, GstStateChange transition) {
+  auto* self = GST_VMAFXHIP(element);
+  ElementState& s = state(self);
+  switch (transition) {
+    case GST_STATE_CHANGE_READY_TO_PAUSED:
+      if (!start(self)) return GST_STATE_CHANGE_FAILURE;
+      break;
+    case GST_STATE_CHANGE_PAUSED_TO_READY: {
+      // Wake every streaming thread waiting in the element before the pads are deactivated (which waits for them).
+      std::lock_guard<std::mutex> lk(s.mu);
+      s.stopping = true;
+      if (s.session) s.session->interrupt();
+      s.cv.notify_all();
+      break;
+    }
+    default: break;
+  }
+  const GstStateChangeReturn ret = GST_ELEMENT_CLASS(parent_class)->change_state(element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) stop(self);
+  return ret;
 }
 
 void vmafxhip_set_context(GstElement* element, GstContext* context) {
   vg::gl_set_context(element, context);
-  vg::cuda_set_context(element, context, cuda_settings(GST_VMAFXHIP(element)));  // CUDA hook
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
-
-gboolean vmafxhip_src_event(GstAggregator* agg, GstEvent* event) {
-  if (GST_EVENT_TYPE(event) == GST_EVENT_QOS) {
-    // An analyser scores every frame: QoS would make the base class drop late frames unscored.
-    gst_event_unref(event);
-    return TRUE;
-  }
-  return GST_AGGREGATOR_CLASS(parent_class)->src_event(agg, event);
-}
-
-// No output buffer pool: the output buffers are the distorted buffers.
-gboolean vmafxhip_decide_allocation(GstAggregator*, GstQuery*) { return TRUE; }
 
 // ---------------------------------------------------------------------------------------------------------------
 // GObject
 
 void vmafxhip_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
-  std::lock_guard<std::mutex> lk(self->state->settings_mu);
-  Settings& s = self->state->settings;
-  switch (prop_id) {
-    case PROP_MODEL_FILENAME: {
-      const gchar* v = g_value_get_string(value);
-      s.model = v ? v : "";
-      break;
-    }
-    case PROP_DISABLE_CLIP: s.disable_clip = g_value_get_boolean(value); break;
-    case PROP_ENABLE_TRANSFORM: s.enable_transform = g_value_get_boolean(value); break;
-    case PROP_PHONE_MODEL: s.phone_model = g_value_get_boolean(value); break;
-    case PROP_PSNR: s.psnr = g_value_get_boolean(value); break;
-    case PROP_SSIM: s.ssim = g_value_get_boolean(value); break;
-    case PROP_MS_SSIM: s.ms_ssim = g_value_get_boolean(value); break;
-    case PROP_POOL_METHOD: s.pool_method = PoolMethodValue(g_value_get_enum(value)); break;
-    case PROP_THREADS: s.threads = g_value_get_uint(value); break;
-    case PROP_SUBSAMPLE: s.subsample = g_value_get_uint(value); break;
-    case PROP_CONF_INTERVAL: s.conf_interval = g_value_get_boolean(value); break;
-    case PROP_FRAME_MESSAGE: s.frame_message = g_value_get_boolean(value); break;
-    case PROP_RESULTS_FILENAME: {
-      const gchar* v = g_value_get_string(value);
-      s.results_filename = v ? v : "";
-      break;
-    }
-    case PROP_RESULTS_FORMAT: s.results_format = ResultsFormatValue(g_value_get_enum(value)); break;
-    case PROP_LOG_LEVEL: s.log_level = LogLevelValue(g_value_get_enum(value)); break;
-    case PROP_BACKEND: s.backend = BackendValue(g_value_get_enum(value)); break;
-    case PROP_DEVICE_ID: s.device_id = g_value_get_int(value); break;
-    case PROP_VENDOR: s.vendor = VendorValue(g_value_get_enum(value)); break;
-    case PROP_ALLOW_COPY: s.allow_copy = g_value_get_boolean(value); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
-  }
+  ElementState& s = state(self);
+  GST_OBJECT_LOCK(self);
+  const GstState st = GST_STATE(self);
+  GST_OBJECT_UNLOCK(self);
+  if (!vg::property_change_allowed(GST_ELEMENT(self), pspec, st)) return;
+  std::lock_guard<std::mutex> lk(s.settings_mu);
+  vg::settings_set(&s.settings, prop_id, value);
+  if (prop_id == vg::PROP_LOG_LEVEL && st > GST_STATE_READY && s.settings.log_level != vg::LOG_NONE)
+    gst_debug_category_set_threshold(gst_vmafxhip_debug, vg::to_debug_level(s.settings.log_level));
 }
 
 void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
-  if (prop_id == PROP_CUDA_STATS) {  // CUDA hook
-    g_value_take_boxed(value, self->state->session.cuda.stats_structure());
-    return;
-  }
-  if (prop_id == PROP_GL_STATS) {
-    g_value_take_boxed(value, self->state->session.gl.stats_structure());
-    return;
-  }
-  if (prop_id == PROP_FRAMES_COPIED) {
-    g_value_set_uint64(value, self->state->frames_copied.load(std::memory_order_relaxed));
-    return;
-  }
-  if (prop_id == PROP_FRAMES_SCORED) {
-    g_value_set_uint64(value, self->state->frames_scored.load(std::memory_order_relaxed));
-    return;
-  }
-  std::lock_guard<std::mutex> lk(self->state->settings_mu);
-  const Settings& s = self->state->settings;
+  ElementState& s = state(self);
   switch (prop_id) {
-    case PROP_MODEL_FILENAME: g_value_set_string(value, s.model.c_str()); break;
-    case PROP_DISABLE_CLIP: g_value_set_boolean(value, s.disable_clip); break;
-    case PROP_ENABLE_TRANSFORM: g_value_set_boolean(value, s.enable_transform); break;
-    case PROP_PHONE_MODEL: g_value_set_boolean(value, s.phone_model); break;
-    case PROP_PSNR: g_value_set_boolean(value, s.psnr); break;
-    case PROP_SSIM: g_value_set_boolean(value, s.ssim); break;
-    case PROP_MS_SSIM: g_value_set_boolean(value, s.ms_ssim); break;
-    case PROP_POOL_METHOD: g_value_set_enum(value, s.pool_method); break;
-    case PROP_THREADS: g_value_set_uint(value, s.threads); break;
-    case PROP_SUBSAMPLE: g_value_set_uint(value, s.subsample); break;
-    case PROP_CONF_INTERVAL: g_value_set_boolean(value, s.conf_interval); break;
-    case PROP_FRAME_MESSAGE: g_value_set_boolean(value, s.frame_message); break;
-    case PROP_RESULTS_FILENAME:
-      g_value_set_string(value, s.results_filename.empty() ? nullptr : s.results_filename.c_str());
-      break;
-    case PROP_RESULTS_FORMAT: g_value_set_enum(value, s.results_format); break;
-    case PROP_LOG_LEVEL: g_value_set_enum(value, s.log_level); break;
-    case PROP_BACKEND: g_value_set_enum(value, s.backend); break;
-    case PROP_DEVICE_ID: g_value_set_int(value, s.device_id); break;
-    case PROP_VENDOR: g_value_set_enum(value, s.vendor); break;
-    case PROP_ALLOW_COPY: g_value_set_boolean(value, s.allow_copy); break;
-    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec); break;
+    case vg::PROP_FRAMES_SCORED: g_value_set_uint64(value, s.frames_scored.load()); return;
+    case vg::PROP_FRAMES_SKIPPED: g_value_set_uint64(value, s.frames_skipped.load()); return;
+    case vg::PROP_FRAMES_COPIED: g_value_set_uint64(value, s.frames_copied.load()); return;
+    case vg::PROP_GL_STATS: {
+      std::lock_guard<std::mutex> lk(s.inputs_mu);
+      GstStructure* st = nullptr;
+      const char* prefix[2] = {"ref", "dist"};
+      for (unsigned p = 0; p < 2; p++) {
+        if (!s.inputs[p] || !s.input_kinds[p] || !s.input_kinds[p]->stats_property) continue;
+        if (!st) st = gst_structure_new_empty(s.input_kinds[p]->stats_property);
+        s.inputs[p]->add_stats(st, prefix[p]);
+      }
+      g_value_take_boxed(value, st);
+      return;
+    }
+    default: break;
   }
+  std::lock_guard<std::mutex> lk(s.settings_mu);
+  if (!vg::settings_get(s.settings, prop_id, value)) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 }
 
 void vmafxhip_finalize(GObject* object) {
   auto* self = GST_VMAFXHIP(object);
-  end_session_scoring(session(self));
-  delete self->state;
-  self->state = nullptr;
+  end_session(self, false);
+  for (auto& ps : self->st->pads) gst_caps_replace(&ps.caps, nullptr);
+  delete self->st;
+  self->st = nullptr;
   G_OBJECT_CLASS(parent_class)->finalize(object);
-}
-
-constexpr GParamFlags kRw = GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
-
-void install_bool(GObjectClass* klass, guint id, const char* name, const char* blurb, bool def) {
-  g_object_class_install_property(klass, id, g_param_spec_boolean(name, name, blurb, def, kRw));
 }
 
 }  // namespace
@@ -1077,148 +1848,58 @@ void install_bool(GObjectClass* klass, guint id, const char* name, const char* b
 static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
   auto* gobject_class = G_OBJECT_CLASS(klass);
   auto* element_class = GST_ELEMENT_CLASS(klass);
-  auto* agg_class = GST_AGGREGATOR_CLASS(klass);
-  auto* vagg_class = GST_VIDEO_AGGREGATOR_CLASS(klass);
 
   GST_DEBUG_CATEGORY_INIT(gst_vmafxhip_debug, "vmafxhip", 0, "VMAF scoring element");
 
-  gobject_class->set_property = vmafxhip_set_property;
-  gobject_class->get_property = vmafxhip_get_property;
-  gobject_class->finalize = vmafxhip_finalize;
+  gobject_class->set_property = GST_DEBUG_FUNCPTR(vmafxhip_set_property);
+  gobject_class->get_property = GST_DEBUG_FUNCPTR(vmafxhip_get_property);
+  gobject_class->finalize = GST_DEBUG_FUNCPTR(vmafxhip_finalize);
+  element_class->change_state = GST_DEBUG_FUNCPTR(vmafxhip_change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR(vmafxhip_set_context);
 
-  g_object_class_install_property(
-      gobject_class, PROP_MODEL_FILENAME,
-      g_param_spec_string("model-filename", "Model",
-                          "Built-in model version (vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, "
-                          "vmaf_b_v0.6.3) or path to a libvmaf JSON model file; empty: features only",
-                          kDefaultModel, kRw));
-  install_bool(gobject_class, PROP_DISABLE_CLIP, "disable-clip", "Do not clip VMAF scores to the model's range",
-               false);
-  install_bool(gobject_class, PROP_ENABLE_TRANSFORM, "enable-transform",
-               "Apply the model's score transform (the phone model)", false);
-  install_bool(gobject_class, PROP_PHONE_MODEL, "phone-model", "Use the VMAF phone model (same as enable-transform)",
-               false);
-  install_bool(gobject_class, PROP_PSNR, "psnr", "Also compute PSNR (psnr-y, psnr-cb, psnr-cr)", false);
-  install_bool(gobject_class, PROP_SSIM, "ssim", "Also compute SSIM (libvmaf float_ssim)", false);
-  install_bool(gobject_class, PROP_MS_SSIM, "ms-ssim", "Also compute MS-SSIM (libvmaf float_ms_ssim)", false);
-  g_object_class_install_property(
-      gobject_class, PROP_POOL_METHOD,
-      g_param_spec_enum("pool-method", "Pool method", "Pooling of the per-frame scores into the pooled score",
-                        pool_method_get_type(), POOL_MEAN, kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_THREADS,
-      g_param_spec_uint("threads", "Threads", "CPU worker threads (0 = one per processor)", 0, G_MAXINT, 0, kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_SUBSAMPLE,
-      g_param_spec_uint("subsample", "Subsample",
-                        "Score one of every N frames (motion still uses every frame), as libvmaf --subsample", 1, 128,
-                        1, kRw));
-  install_bool(gobject_class, PROP_CONF_INTERVAL, "conf-interval",
-               "Report the 95 % confidence interval and standard deviation (needs a bootstrap model such as "
-               "vmaf_b_v0.6.3)",
-               false);
-  install_bool(gobject_class, PROP_FRAME_MESSAGE, "frame-message", "Post a VMAF element message for every scored frame",
-               true);
-  g_object_class_install_property(
-      gobject_class, PROP_RESULTS_FILENAME,
-      g_param_spec_string("results-filename", "Results file",
-                          "File written at end of stream in results-format (json when results-format is none)",
-                          nullptr, kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_RESULTS_FORMAT,
-      g_param_spec_enum("results-format", "Results format", "Layout of the results file (libvmaf's)",
-                        results_format_get_type(), RESULTS_NONE, kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_LOG_LEVEL,
-      g_param_spec_enum("log-level", "Log level",
-                        "Threshold of the vmafxhip debug category (none: as GST_DEBUG sets it)", log_level_get_type(),
-                        LOG_NONE, kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_BACKEND,
-      g_param_spec_enum("backend", "Backend", "Where the features are computed", backend_get_type(), BACKEND_AUTO,
-                        kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int("device-id", "Device", "GPU index for the HIP backend (-1 = first usable)", -1, G_MAXINT, -1,
-                       kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_VENDOR,
-      g_param_spec_enum("vendor", "Vendor", "GPU vendor runtime for the HIP backend", vendor_get_type(), VENDOR_AUTO,
-                        kRw));
-  g_object_class_install_property(
-      gobject_class, PROP_FRAMES_SCORED,
-      g_param_spec_uint64("frames-scored", "Frames scored",
-                          "Frames scored since the start or the last flushing seek", 0, G_MAXUINT64,
-                          0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
+  vg::install_properties(gobject_class);
 
-  install_bool(gobject_class, PROP_ALLOW_COPY, "allow-copy",
-               "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped on the host and uploaded; GL "
-               "textures the GL check refuses: downloaded through GL; CUDA memory of another context or GPU: copied "
-               "on the device, or downloaded for a CPU scorer); false: such input is an error naming the reason",
-               true);
-  g_object_class_install_property(
-      gobject_class, PROP_FRAMES_COPIED,
-      g_param_spec_uint64("frames-copied", "Frames copied",
-                          "Input frames (reference and distorted each) copied because the GPU could not import them",
-                          0, G_MAXUINT64, 0, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-
-  g_object_class_install_property(
-      gobject_class, PROP_GL_STATS,
-      g_param_spec_boxed("gl-stats", "GL input statistics",
-                         "Per sink pad (ref-*, dist-*): the GL path and why (path, zero-copy), frames, frames-copied, "
-                         "texture-lookups, texture-hits, registrations, texture-uploads (textures GStreamer filled "
-                         "from system memory when the element mapped them); null before any GL frame",
-                         GST_TYPE_STRUCTURE, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-
-  g_object_class_install_property(  // CUDA hook
-      gobject_class, PROP_CUDA_STATS,
-      g_param_spec_boxed("cuda-stats", "CUDA input statistics",
-                         "memory:CUDAMemory input of both pads: path (in place / device copy / download and why), "
-                         "frames, in-place, device-copies, host-copies, stream-waits, host-waits, pending-releases; "
-                         "null before any CUDA frame",
-                         GST_TYPE_STRUCTURE, GParamFlags(G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)));
-
-  add_pad_template(element_class, "src", GST_PAD_SRC, GST_TYPE_AGGREGATOR_PAD);  // CUDA hook (pad templates)
-  add_pad_template(element_class, "ref_sink", GST_PAD_SINK, GST_TYPE_VMAFXHIP_PAD);
-  add_pad_template(element_class, "dist_sink", GST_PAD_SINK, GST_TYPE_VMAFXHIP_PAD);
+  GstCaps* caps = gst_caps_from_string(vg::input_template_caps().c_str());
+  gst_element_class_add_pad_template(element_class, gst_pad_template_new("ref_sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(element_class,
+                                     gst_pad_template_new("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref(caps);
   gst_element_class_set_static_metadata(element_class, "VMAF video quality", "Filter/Analyzer/Video",
                                         "Scores distorted video against its reference with VMAF, PSNR, SSIM and "
-                                        "MS-SSIM (libvmaf's numbers), on the CPU or the GPU",
+                                        "MS-SSIM (libvmaf's numbers), on the CPU or the GPU; passes the reference "
+                                        "through",
                                         "vmafxhip developers");
 
-  agg_class->start = vmafxhip_start;
-  agg_class->stop = vmafxhip_stop;
-  agg_class->flush = vmafxhip_flush;
-  agg_class->aggregate = vmafxhip_aggregate;
-  agg_class->update_src_caps = vmafxhip_update_src_caps;
-  agg_class->sink_query = vmafxhip_sink_query;
-  agg_class->src_query = vmafxhip_src_query;
-  agg_class->sink_event = vmafxhip_sink_event;
-  element_class->set_context = vmafxhip_set_context;
-  agg_class->src_event = vmafxhip_src_event;
-  agg_class->decide_allocation = vmafxhip_decide_allocation;
-  vagg_class->create_output_buffer = vmafxhip_create_output_buffer;
-  vagg_class->aggregate_frames = vmafxhip_aggregate_frames;
-  vg::dmabuf_class_init(agg_class);  // DMA_DRM caps (gstvmafxhipdmabuf.h)
-
-  gst_type_mark_as_plugin_api(GST_TYPE_VMAFXHIP_PAD, GstPluginAPIFlags(0));
-  gst_type_mark_as_plugin_api(pool_method_get_type(), GstPluginAPIFlags(0));
-  gst_type_mark_as_plugin_api(results_format_get_type(), GstPluginAPIFlags(0));
-  gst_type_mark_as_plugin_api(backend_get_type(), GstPluginAPIFlags(0));
-  gst_type_mark_as_plugin_api(vendor_get_type(), GstPluginAPIFlags(0));
-  gst_type_mark_as_plugin_api(log_level_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::pool_method_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::results_format_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::log_level_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::backend_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::vendor_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::output_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::pairing_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(vg::scale_method_get_type(), GstPluginAPIFlags(0));
 }
 
 static void gst_vmafxhip_init(GstVmafxhip* self) {
-  self->state = new ElementState();
+  self->st = new ElementState();
   GstElementClass* klass = GST_ELEMENT_GET_CLASS(self);
-  auto make_pad = [&](const char* name) {
-    GstPadTemplate* templ = gst_element_class_get_pad_template(klass, name);
-    auto* pad = GST_VMAFXHIP_PAD(
-        g_object_new(GST_TYPE_VMAFXHIP_PAD, "name", name, "direction", GST_PAD_SINK, "template", templ, nullptr));
-    gst_element_add_pad(GST_ELEMENT(self), GST_PAD(pad));
-    return pad;
-  };
-  self->ref_pad = make_pad("ref_sink");
-  self->dist_pad = make_pad("dist_sink");
+  for (unsigned p = 0; p < 2; p++) {
+    GstPad* pad = gst_pad_new_from_template(gst_element_class_get_pad_template(klass, pad_name(p)), pad_name(p));
+    gst_pad_set_chain_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_chain));
+    gst_pad_set_event_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_sink_event));
+    gst_pad_set_query_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_sink_query));
+    gst_pad_set_iterate_internal_links_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_iterate_internal_links));
+    gst_element_add_pad(GST_ELEMENT(self), pad);
+    self->sink[p] = pad;
+  }
+  self->src = gst_pad_new_from_template(gst_element_class_get_pad_template(klass, "src"), "src");
+  gst_pad_set_event_function(self->src, GST_DEBUG_FUNCPTR(vmafxhip_src_event));
+  gst_pad_set_query_function(self->src, GST_DEBUG_FUNCPTR(vmafxhip_src_query));
+  gst_pad_set_iterate_internal_links_function(self->src, GST_DEBUG_FUNCPTR(vmafxhip_iterate_internal_links));
+  gst_element_add_pad(GST_ELEMENT(self), self->src);
+  for (auto& ps : self->st->pads) {
+    gst_video_info_init(&ps.info);
+    gst_segment_init(&ps.segment, GST_FORMAT_TIME);
+  }
 }

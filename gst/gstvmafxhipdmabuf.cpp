@@ -40,64 +40,6 @@ std::string hex_modifier(uint64_t m) {
   return buf;
 }
 
-// The element's own handlers, wrapped by dmabuf_class_init.
-gboolean (*element_sink_event)(GstAggregator*, GstAggregatorPad*, GstEvent*) = nullptr;
-gboolean (*element_sink_query)(GstAggregator*, GstAggregatorPad*, GstQuery*) = nullptr;
-
-gboolean dmabuf_sink_event(GstAggregator* agg, GstAggregatorPad* pad, GstEvent* event) {
-  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
-    GstCaps* caps = nullptr;
-    gst_event_parse_caps(event, &caps);
-    if (is_dma_drm_caps(caps)) {
-      GstCaps* video = nullptr;
-      Status s = dma_drm_to_video_caps(caps, &video);
-      if (!s) {
-        gchar* c = gst_caps_to_string(caps);
-        s.prepend(std::string(GST_PAD_NAME(pad)) + " caps " + c);
-        g_free(c);
-        post_status(GST_ELEMENT(agg), GST_MESSAGE_ERROR, error_code_for(s.code()),
-                    std::string("Unsupported dma-buf layout on ") + GST_PAD_NAME(pad), s, __FILE__, GST_FUNCTION,
-                    __LINE__);
-        gst_event_unref(event);
-        return FALSE;
-      }
-      GST_DEBUG_OBJECT(pad, "DMA_DRM caps handed to the base class as %" GST_PTR_FORMAT, video);
-      GstEvent* translated = gst_event_new_caps(video);
-      gst_event_set_seqnum(translated, gst_event_get_seqnum(event));
-      gst_caps_unref(video);
-      gst_event_unref(event);
-      event = translated;
-    }
-  }
-  return element_sink_event(agg, pad, event);
-}
-
-gboolean dmabuf_sink_query(GstAggregator* agg, GstAggregatorPad* pad, GstQuery* query) {
-  if (GST_QUERY_TYPE(query) == GST_QUERY_ACCEPT_CAPS) {
-    GstCaps* caps = nullptr;
-    gst_query_parse_accept_caps(query, &caps);
-    if (is_dma_drm_caps(caps) && gst_caps_is_fixed(caps)) {
-      GstCaps* video = nullptr;
-      if (!dma_drm_to_video_caps(caps, &video).is_ok()) {
-        // Accepted here so that the CAPS event refuses it with an error naming drm-format or the modifier.
-        uint32_t fourcc = 0;
-        uint64_t modifier = 0;
-        gst_query_set_accept_caps_result(query, parse_dma_drm_caps(caps, &fourcc, &modifier).is_ok());
-        return TRUE;
-      }
-      GstQuery* q = gst_query_new_accept_caps(video);
-      const gboolean handled = element_sink_query(agg, pad, q);
-      gboolean result = FALSE;
-      if (handled) gst_query_parse_accept_caps_result(q, &result);
-      gst_query_set_accept_caps_result(query, handled && result);
-      gst_query_unref(q);
-      gst_caps_unref(video);
-      return TRUE;
-    }
-  }
-  return element_sink_query(agg, pad, query);
-}
-
 }  // namespace
 
 uint32_t drm_fourcc_for(GstVideoFormat format) {
@@ -169,21 +111,6 @@ Status dmabuf_format_of_caps(const GstCaps* caps, const GstVideoInfo& info, uint
     return {Errc::unsupported, std::string("format ") + gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)) +
                                    " has no DRM fourcc the engine reads"};
   return Status::ok();
-}
-
-void dmabuf_class_init(GstAggregatorClass* klass) {
-  element_sink_event = klass->sink_event;
-  element_sink_query = klass->sink_query;
-  klass->sink_event = dmabuf_sink_event;
-  klass->sink_query = dmabuf_sink_query;
-}
-
-GstCaps* output_caps_with_features(const GstCaps* dist, const GstVideoInfo& info) {
-  GstCaps* caps = gst_video_info_to_caps(&info);
-  GstCapsFeatures* f = dist && gst_caps_get_size(dist) ? gst_caps_get_features(dist, 0) : nullptr;
-  if (f && !gst_caps_features_is_equal(f, GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY))
-    gst_caps_set_features(caps, 0, gst_caps_features_copy(f));
-  return caps;
 }
 
 Status describe_dmabuf_buffer(GstBuffer* buffer, const GstVideoInfo& info, uint32_t fourcc, uint64_t modifier,
@@ -288,6 +215,107 @@ Status DmaBufInput::import(GstBuffer* buffer, const GstVideoInfo& info, const Gs
 uint64_t DmaBufInput::frames_copied() const { return importer_->stats().frames_copied; }
 uint64_t DmaBufInput::frames() const { return importer_->stats().frames; }
 std::string DmaBufInput::description() const { return importer_->description(); }
-Status DmaBufInput::close() { return importer_->close(); }
+Status DmaBufInput::close() {
+  if (closed_) return Status::ok();
+  closed_ = true;
+  return importer_->close();
+}
+
+// ---- The memory:DMABuf input kind ---------------------------------------------------------------------------------
+
+namespace {
+
+// One per pad; both pads of a session share the session's DmaBufInput (one importer per device).
+class DmaBufPadInput final : public Input {
+ public:
+  explicit DmaBufPadInput(std::shared_ptr<DmaBufInput> shared) : shared_(std::move(shared)) {}
+  Status import(GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps, ImportedPicture* out) override {
+    const uint64_t before = shared_->frames_copied();
+    Status st = shared_->import(buffer, info, caps, out);
+    copied_ += shared_->frames_copied() - before;
+    return st;
+  }
+  uint64_t frames_copied() const override { return copied_; }
+  std::string description() const override { return "memory:DMABuf, " + shared_->description(); }
+  Status close() override { return shared_->close(); }
+
+ private:
+  std::shared_ptr<DmaBufInput> shared_;
+  uint64_t copied_ = 0;
+};
+
+bool dmabuf_handles(const GstCaps* caps) {
+  if (!caps || gst_caps_is_empty(caps) || gst_caps_is_any(caps)) return false;
+  GstCapsFeatures* f = gst_caps_get_features(caps, 0);
+  return f && gst_caps_features_contains(f, GST_CAPS_FEATURE_MEMORY_DMABUF);
+}
+
+// The DMA_DRM form is read as its 1.22-form equivalent (gst_video_info_from_caps of GStreamer 1.22 does not take
+// format=DMA_DRM); a drm-format the engine does not read, or a modifier other than linear, is refused naming it.
+Status dmabuf_video_info(const GstCaps* caps, GstVideoInfo* info) {
+  GstCaps* video = nullptr;
+  if (is_dma_drm_caps(caps)) {
+    VMAFX_TRY(dma_drm_to_video_caps(caps, &video));
+  } else {
+    video = gst_caps_copy(caps);
+  }
+  const gboolean ok = gst_video_info_from_caps(info, video);
+  gchar* c = ok ? nullptr : gst_caps_to_string(video);
+  gst_caps_unref(video);
+  if (!ok) {
+    Status s(Errc::unsupported, std::string("dma-buf caps ") + c + " are not raw video caps GStreamer can read");
+    g_free(c);
+    return s;
+  }
+  return Status::ok();
+}
+
+// DMA_DRM caps of any drm-format are accepted, so that one the engine does not read reaches the CAPS event and is
+// refused there with an error naming drm-format or the modifier rather than a bare not-negotiated.
+bool dmabuf_accept_caps(const GstCaps* caps, bool* accept) {
+  if (!is_dma_drm_caps(caps) || !gst_caps_is_fixed(caps)) return false;
+  uint32_t fourcc = 0;
+  uint64_t modifier = 0;
+  *accept = parse_dma_drm_caps(caps, &fourcc, &modifier).is_ok();
+  return true;
+}
+
+Status dmabuf_create(const InputConfig& c, unsigned, std::shared_ptr<void>* shared, std::unique_ptr<Input>* out) {
+  std::shared_ptr<DmaBufInput> in = std::static_pointer_cast<DmaBufInput>(*shared);
+  if (!in) {
+    DmaBufInput::Config dc;
+    dc.backend = c.scorer;
+    dc.vendor = c.vendor;
+    dc.device_id = c.device_id;
+    dc.allow_copy = c.allow_copy;
+    dc.host_reason = c.host_reason;
+    auto notice = c.on_notice;
+    dc.on_notice = [notice](const std::string& text) {
+      if (notice) notice(text, true);
+    };
+    std::unique_ptr<DmaBufInput> made;
+    VMAFX_TRY(DmaBufInput::create(dc, &made));
+    GST_INFO("dma-buf input: %s", made->description().c_str());
+    in = std::shared_ptr<DmaBufInput>(std::move(made));
+    *shared = in;
+  }
+  *out = std::make_unique<DmaBufPadInput>(in);
+  return Status::ok();
+}
+
+const InputKind kDmaBufKind = {
+    "memory:DMABuf",
+    GST_VMAFXHIP_DMABUF_CAPS,
+    dmabuf_handles,
+    dmabuf_video_info,
+    format_info_for,
+    dmabuf_accept_caps,
+    dmabuf_create,
+    nullptr,
+};
+
+}  // namespace
+
+const InputKind& dmabuf_input_kind() { return kDmaBufKind; }
 
 }  // namespace vmafx::gst

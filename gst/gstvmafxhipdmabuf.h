@@ -3,12 +3,12 @@
 // (engine: vmafx/dmabuf.h, which does the checks, fences, GPU import or host mapping and the deferred release).
 //
 // Caps. The GStreamer 1.22 form, video/x-raw(memory:DMABuf) with format=NV12 etc. (a linear layout by convention),
-// and the DMA_DRM form of GStreamer 1.24, format=DMA_DRM with drm-format=NV12 or NV12:0x<modifier>. The element
-// understands the DMA_DRM form itself, whatever GStreamer it is built against: its CAPS event is handed to the base
-// class as the equivalent 1.22-form caps (GstVideoAggregator parses caps with gst_video_info_from_caps, which does not
-// take DMA_DRM), the pad keeps the DMA_DRM caps as its current caps, and the import reads drm-format from them. A
-// drm-format the engine does not read, or a modifier other than linear, is refused at the CAPS event with an error
-// naming the field (the caps query offers only the linear formats, so negotiating producers pick one of those).
+// and the DMA_DRM form of GStreamer 1.24, format=DMA_DRM with drm-format=NV12 or NV12:0x<modifier>. The input kind
+// (dmabuf_input_kind) reads the DMA_DRM form itself, whatever GStreamer it is built against: its video info is that
+// of the equivalent 1.22-form caps, the pad keeps the DMA_DRM caps as its current caps (and the output pad passes
+// them on unchanged), and the import reads drm-format from them. A drm-format the engine does not read, or a modifier
+// other than linear, is refused at the CAPS event with an error naming the field (the caps query offers only the
+// linear formats, so negotiating producers pick one of those).
 //
 // Import. Planes, offsets and strides come from the buffer's GstVideoMeta (else from the caps); each plane's fd and its
 // offset inside that dma-buf from the GstMemory that holds the plane (gst_dmabuf_memory_get_fd, memory offset + skip).
@@ -17,7 +17,6 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gst/base/gstaggregator.h>
 #include <gst/video/video.h>
 
 #include <atomic>
@@ -28,6 +27,7 @@
 #include <string>
 
 #include "gstvmafxhipimport.h"
+#include "gstvmafxhipinput.h"
 #include "vmafx/dmabuf.h"
 #include "vmafx/scorer.h"
 
@@ -58,16 +58,6 @@ Status parse_dma_drm_caps(const GstCaps* caps, uint32_t* fourcc, uint64_t* modif
 Status dma_drm_to_video_caps(const GstCaps* caps, GstCaps** out);
 // The drm fourcc and modifier of a pad's current caps in either dma-buf form (1.22 form: the format's fourcc, linear).
 Status dmabuf_format_of_caps(const GstCaps* caps, const GstVideoInfo& info, uint32_t* fourcc, uint64_t* modifier);
-
-// Installs the DMA_DRM handling on the element class: wraps klass->sink_event (a DMA_DRM CAPS event reaches the base
-// class as 1.22-form caps; a refused one posts an error naming the field) and klass->sink_query (ACCEPT_CAPS takes
-// DMA_DRM caps of any drm-format, so that a refused one gets that error rather than a bare not-negotiated). Call at
-// the end of class_init, after the element has set its own sink_event / sink_query.
-void dmabuf_class_init(GstAggregatorClass* klass);
-
-// The src pad's caps for the distorted caps `dist` and the output `info`: gst_video_info_to_caps(info) with dist's
-// caps features (memory:DMABuf) — a DMA_DRM input goes out in the equivalent 1.22 form.
-GstCaps* output_caps_with_features(const GstCaps* dist, const GstVideoInfo& info);
 
 // The engine's description of a GstBuffer on dma-bufs: fds, offsets inside each dma-buf and pitches from the video
 // meta (else `info`); Errc::unsupported naming plane[i] when its memory is not a dma-buf, Errc::out_of_range when a
@@ -106,6 +96,7 @@ class DmaBufInput {
  private:
   DmaBufInput() = default;
   std::unique_ptr<DmaBufImporter> importer_;
+  bool closed_ = false;
 };
 
 }  // namespace vmafx::gst

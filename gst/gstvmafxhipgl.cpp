@@ -268,17 +268,6 @@ void gl_sink_event(GstElement* element, GstEvent* event) {
     GST_WARNING_OBJECT(element, "no GL display found or made for %" GST_PTR_FORMAT, caps);
 }
 
-void gl_complete_output_caps(GstCaps* caps) {
-  if (is_gl_caps(caps) && gst_caps_is_writable(caps))
-    gst_caps_set_simple(caps, "texture-target", G_TYPE_STRING, "2D", nullptr);
-}
-
-GstObject* gl_display_ref(GstElement* element) {
-  ElementGl* s = element_gl(element);
-  std::lock_guard<std::mutex> lk(s->mu);
-  return s->display ? GST_OBJECT(gst_object_ref(s->display)) : nullptr;
-}
-
 // ---- GlInput ----------------------------------------------------------------------------------------------------
 
 struct GlInput::State {
@@ -640,8 +629,6 @@ gl::LumaConversion luma_conversion_for(const GstVideoInfo&) { return {}; }
 void gl_set_context(GstElement*, GstContext*) {}
 bool gl_pad_query(GstElement*, GstPad*, GstQuery*) { return false; }
 void gl_sink_event(GstElement*, GstEvent*) {}
-GstObject* gl_display_ref(GstElement*) { return nullptr; }
-void gl_complete_output_caps(GstCaps*) {}
 
 struct GlInput::State {};
 Status GlInput::create(const Config&, std::unique_ptr<GlInput>* out) {
@@ -658,50 +645,24 @@ bool GlInput::zero_copy() const { return false; }
 
 #endif  // VMAFX_HAVE_GST_GL
 
-// ---- GlInputs (both builds) ---------------------------------------------------------------------------------------
+// ---- The memory:GLMemory input kind (both builds) ------------------------------------------------------------------
 
 namespace vmafx::gst {
 
-Status GlInputs::import(unsigned pad, const GlInput::Config& config, GstBuffer* buffer, const GstVideoInfo& info,
-                        ImportedPicture* out) {
-  if (pad > 1) return {Errc::invalid_argument, "GL input of pad " + std::to_string(pad)};
-  GlInput* in;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (!in_[pad]) VMAFX_TRY(GlInput::create(config, &in_[pad]));
-    in = in_[pad].get();
+namespace {
+
+class GlPadInput final : public Input {
+ public:
+  explicit GlPadInput(std::unique_ptr<GlInput> in) : in_(std::move(in)) {}
+  Status import(GstBuffer* buffer, const GstVideoInfo& info, const GstCaps*, ImportedPicture* out) override {
+    return in_->import(buffer, info, out);
   }
-  return in->import(buffer, info, out);
-}
-
-void GlInputs::reset() {
-  std::unique_ptr<GlInput> old[2];
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    old[0] = std::move(in_[0]);
-    old[1] = std::move(in_[1]);
-  }
-}
-
-uint64_t GlInputs::frames_copied() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  uint64_t n = 0;
-  for (const auto& in : in_)
-    if (in) n += in->stats().frames_copied;
-  return n;
-}
-
-GstStructure* GlInputs::stats_structure() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  if (!in_[0] && !in_[1]) return nullptr;
-  GstStructure* st = gst_structure_new_empty("gl-stats");
-  const char* names[2] = {"ref", "dist"};
-  for (unsigned i = 0; i < 2; i++) {
-    if (!in_[i]) continue;
-    const GlInputStats s = in_[i]->stats();
-    const std::string p = names[i];
-    gst_structure_set(st, (p + "-path").c_str(), G_TYPE_STRING, in_[i]->description().c_str(),
-                      (p + "-zero-copy").c_str(), G_TYPE_BOOLEAN, gboolean(in_[i]->zero_copy()),
+  uint64_t frames_copied() const override { return in_->stats().frames_copied; }
+  std::string description() const override { return "memory:GLMemory, " + in_->description(); }
+  bool add_stats(GstStructure* st, const std::string& p) const override {
+    const GlInputStats s = in_->stats();
+    gst_structure_set(st, (p + "-path").c_str(), G_TYPE_STRING, in_->description().c_str(),
+                      (p + "-zero-copy").c_str(), G_TYPE_BOOLEAN, gboolean(in_->zero_copy()),
                       (p + "-frames").c_str(), G_TYPE_UINT64, guint64(s.frames),
                       (p + "-frames-copied").c_str(), G_TYPE_UINT64, guint64(s.frames_copied),
                       (p + "-texture-lookups").c_str(), G_TYPE_UINT64, guint64(s.texture_lookups),
@@ -714,8 +675,43 @@ GstStructure* GlInputs::stats_structure() const {
       gst_structure_set(st, (p + "-verified").c_str(), G_TYPE_UINT64, guint64(s.verified),
                         (p + "-verify-mismatches").c_str(), G_TYPE_UINT64, guint64(s.verify_mismatches),
                         (p + "-verify-first").c_str(), G_TYPE_STRING, s.verify_first.c_str(), nullptr);
+    return true;
   }
-  return st;
+
+ private:
+  std::unique_ptr<GlInput> in_;
+};
+
+Status gl_create(const InputConfig& c, unsigned, std::shared_ptr<void>*, std::unique_ptr<Input>* out) {
+  GlInput::Config gc;
+  gc.requested = c.requested;
+  gc.scorer = c.scorer;
+  gc.host_reason = c.host_reason;
+  gc.vendor = c.vendor;
+  gc.device_id = c.device_id;
+  gc.allow_copy = c.allow_copy;
+  gc.on_notice = c.on_notice;
+  std::unique_ptr<GlInput> in;
+  VMAFX_TRY(GlInput::create(gc, &in));
+  *out = std::make_unique<GlPadInput>(std::move(in));
+  return Status::ok();
 }
+
+bool gl_handles(const GstCaps* caps) { return is_gl_caps(caps); }
+
+#if defined(VMAFX_HAVE_GST_GL)
+constexpr const char* kGlCaps =
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", GST_VMAFXHIP_GL_FORMATS) ", texture-target=(string)2D";
+#else
+constexpr const char* kGlCaps = "";
+#endif
+
+const InputKind kGlKind = {
+    "memory:GLMemory", kGlCaps, gl_handles, nullptr, gl_format_info_for, nullptr, gl_create, "gl-stats",
+};
+
+}  // namespace
+
+const InputKind& gl_input_kind() { return kGlKind; }
 
 }  // namespace vmafx::gst

@@ -41,21 +41,15 @@
 #include <string>
 
 #include "gstvmafxhipimport.h"
+#include "gstvmafxhipinput.h"
 #include "vmafx/gl.h"
 #include "vmafx/scorer.h"
 
 // Formats taken in memory:GLMemory.
 #define GST_VMAFXHIP_GL_FORMATS \
   "{ RGBA, I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, P010_10LE, P016_LE, GRAY16_LE }"
-// For the pad templates: appended to the other caps ("; video/x-raw(memory:GLMemory), ..."); empty in a build without
-// GL input (gst/meson.build defines VMAFX_HAVE_GST_GL when libepoxy and gstreamer-gl-1.0 are found).
-#if defined(VMAFX_HAVE_GST_GL)
-#define GST_VMAFXHIP_GL_CAPS_APPEND                                                         \
-  "; " GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:GLMemory", GST_VMAFXHIP_GL_FORMATS) \
-  ", texture-target=(string)2D"
-#else
-#define GST_VMAFXHIP_GL_CAPS_APPEND ""
-#endif
+// The pad templates carry these caps only in a build with GL input (gst/meson.build defines VMAFX_HAVE_GST_GL when
+// libepoxy and gstreamer-gl-1.0 are found); the input kind is gl_input_kind (gstvmafxhipinput.h).
 
 namespace vmafx::gst {
 
@@ -81,11 +75,6 @@ bool gl_pad_query(GstElement* element, GstPad* pad, GstQuery* query);
 // An event on a sink pad, observed before the element handles it: GL caps make the element find the display and
 // other context (neighbours, then the application) or make a display. Never consumes the event.
 void gl_sink_event(GstElement* element, GstEvent* event);
-// The display the element uses (a new reference, or null).
-GstObject* gl_display_ref(GstElement* element);
-// Output caps carrying memory:GLMemory get texture-target=2D (the pad templates' GL caps have it; without it the
-// caps are no subset of them). Other caps are left alone.
-void gl_complete_output_caps(GstCaps* caps);
 
 // ---- The input ----------------------------------------------------------------------------------------------------
 
@@ -140,25 +129,6 @@ class GlInput {
   GlInput() = default;
   struct State;
   std::shared_ptr<State> state_;
-};
-
-// The element's GL inputs, one per sink pad (0: ref_sink, 1: dist_sink) and stream, created at the pad's first GL
-// frame. import() and reset() run on the streaming thread (reset also at stop / flush, when it is not running); the
-// counters may be read from any thread.
-class GlInputs {
- public:
-  Status import(unsigned pad, const GlInput::Config& config, GstBuffer* buffer, const GstVideoInfo& info,
-                ImportedPicture* out);
-  void reset();
-  uint64_t frames_copied() const;
-  // The "gl-stats" structure: per pad the path ("zero-copy ..." / "download ...: <reason>"), frames, frames-copied,
-  // texture-lookups, texture-hits, registrations, texture-uploads, system-memory-frames, upload-errors, and with
-  // VMAFX_GL_VERIFY verified, verify-mismatches, verify-first; null before any GL frame.
-  GstStructure* stats_structure() const;
-
- private:
-  mutable std::mutex mu_;
-  std::unique_ptr<GlInput> in_[2];
 };
 
 }  // namespace vmafx::gst

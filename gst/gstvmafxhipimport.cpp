@@ -35,23 +35,6 @@ std::string describe(const GstVideoInfo& info) {
 
 }  // namespace
 
-MemoryPath memory_path_for_caps(const GstCaps* caps) {
-  if (!caps || gst_caps_is_empty(caps)) return MemoryPath::system;
-  GstCapsFeatures* f = gst_caps_get_features(caps, 0);
-  if (f && gst_caps_features_contains(f, "memory:DMABuf")) return MemoryPath::dmabuf;
-  if (f && gst_caps_features_contains(f, "memory:GLMemory")) return MemoryPath::gl;
-  return MemoryPath::system;
-}
-
-const char* memory_path_name(MemoryPath p) {
-  switch (p) {
-    case MemoryPath::system: return "system memory";
-    case MemoryPath::dmabuf: return "memory:DMABuf";
-    case MemoryPath::gl: return "memory:GLMemory";
-  }
-  return "?";
-}
-
 bool format_info_for(GstVideoFormat format, FormatInfo* out) {
   FormatInfo f;
   switch (format) {
@@ -180,15 +163,6 @@ Status import_system_memory(GstBuffer* buffer, const GstVideoInfo& info, Importe
     delete held;
   });
   return Status::ok();
-}
-
-Status import_picture(MemoryPath path, GstBuffer* buffer, const GstVideoInfo& info, ImportedPicture* out) {
-  switch (path) {
-    case MemoryPath::system: return import_system_memory(buffer, info, out);
-    case MemoryPath::dmabuf:
-    case MemoryPath::gl: break;
-  }
-  return {Errc::unsupported, std::string("this build cannot import ") + memory_path_name(path)};
 }
 
 }  // namespace vmafx::gst

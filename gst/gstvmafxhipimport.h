@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Import of GstBuffers into engine picture views. The engine reads pictures in place and may hold one until the next
 // frame arrives (motion), so an import keeps whatever makes the memory readable (a read mapping, a buffer reference)
-// until the engine calls release. One function per memory kind: system memory here; memory:DMABuf and
-// memory:GLMemory go beside it and return the same ImportedPicture.
+// until the engine calls release. System memory here; the other memory kinds (gstvmafxhipinput.h) return the same
+// ImportedPicture.
 #pragma once
 
 #include <gst/gst.h>
@@ -19,12 +19,6 @@
   "Y444_12LE, P010_10LE, P016_LE, GRAY16_LE }"
 
 namespace vmafx::gst {
-
-// Where a buffer's pixels live, from its caps features.
-enum class MemoryPath { system, dmabuf, gl };
-
-MemoryPath memory_path_for_caps(const GstCaps* caps);
-const char* memory_path_name(MemoryPath p);
 
 // The engine's view of a GStreamer raw format: layout, subsampling and significant bits. False for a format outside
 // GST_VMAFXHIP_SYSMEM_FORMATS.
@@ -76,8 +70,5 @@ size_t required_buffer_size(const GstVideoInfo& info, const size_t* offsets, con
 // both sizes); then the buffer is mapped read-only with gst_video_frame_map and stays mapped (and referenced) until
 // the ImportedPicture is released.
 Status import_system_memory(GstBuffer* buffer, const GstVideoInfo& info, ImportedPicture* out);
-
-// Dispatch by memory kind. Kinds this build cannot import are Errc::unsupported.
-Status import_picture(MemoryPath path, GstBuffer* buffer, const GstVideoInfo& info, ImportedPicture* out);
 
 }  // namespace vmafx::gst

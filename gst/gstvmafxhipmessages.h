@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// What vmafxhip posts on the bus: the element messages named "VMAF" (type=frame per scored frame, type=pooled at the
-// end), with the field names of GStreamer's `vmaf` element where the meaning is the same, and the mapping of engine
-// failures to GStreamer error domains and codes (each failure posted once, short text + engine detail as debug).
+// What vmafxhip posts on the bus: element messages named "VMAF" (type=frame per scored frame, type=skipped per
+// skipped frame, type=sync for auto-sync's offset, type=pooled at the end and at a flushing seek) with the field
+// names of GStreamer's `vmaf` element where the meaning is the same; the end-of-stream WARNING that names skipped
+// frames, their cause and the fix; and the mapping of engine failures to GStreamer error domains and codes (each
+// failure posted once, a short text plus the engine's detail as debug text, both made valid UTF-8).
 #pragma once
 
 #include <gst/gst.h>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "gstvmafxhippad.h"
 #include "vmafx/collector.h"
 #include "vmafx/scorer.h"
 #include "vmafx/status.h"
@@ -17,30 +20,55 @@ namespace vmafx::gst {
 
 inline constexpr const char* kMessageName = "VMAF";
 
-// Field name of an engine score column in the messages: libvmaf's name with '_' turned into '-' ("integer_adm2" ->
-// "integer-adm2", "psnr_y" -> "psnr-y"), float_ssim -> "ssim", float_ms_ssim -> "ms-ssim", the model's score ->
-// "score", and the model's extra columns without the model prefix ("vmaf_ci_p95_lo" -> "ci-p95-lo", "vmaf_stddev"
-// -> "stddev", "vmaf_bagging" -> "bagging").
-std::string message_field_name(const std::string& score_name, const std::string& model_score_name);
+// Field name of an engine score column: libvmaf's name with '_' turned into '-' ("integer_adm2" -> "integer-adm2"),
+// float_ssim -> "ssim", float_ms_ssim -> "ms-ssim", the first model's score -> "score" and its extra columns without
+// the model prefix ("vmaf_ci_p95_lo" -> "ci-p95-lo"); the columns of the other models keep their names
+// ("vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1_stddev").
 std::vector<std::string> message_field_names(const std::vector<std::string>& score_names,
-                                             const std::string& model_score_name);
+                                             const std::vector<std::string>& model_score_names);
 
 struct FrameTiming {
-  GstClockTime timestamp = GST_CLOCK_TIME_NONE;  // the scored (distorted) buffer's PTS
+  GstClockTime timestamp = GST_CLOCK_TIME_NONE;  // the output stream's frame
   GstClockTime stream_time = GST_CLOCK_TIME_NONE;
   GstClockTime running_time = GST_CLOCK_TIME_NONE;
   GstClockTime duration = GST_CLOCK_TIME_NONE;
 };
 
-// VMAF, type=frame: index, timing, and every score of the frame that exists (NaN values are left out).
-GstStructure* frame_structure(const FrameScore& score, const std::vector<std::string>& fields,
-                              const FrameTiming& timing);
+struct FrameExtras {
+  GstClockTime ref_pts = GST_CLOCK_TIME_NONE;
+  GstClockTime dist_pts = GST_CLOCK_TIME_NONE;
+  std::string scaled_from;  // "WxH" when the distorted frame was scaled to the reference's size
+};
 
-// VMAF, type=pooled: `score` pooled with `method`, plus mean / min / max / harmonic-mean, percentiles p1 .. p99 and
-// frames for the model score; every other column pooled with `method` under its field name. Without a model the
-// score fields are absent and frames counts the frames pooled for the first column.
+// type=frame: index, timing, the PTS of both frames, and every score of the frame that exists (NaN left out).
+GstStructure* frame_structure(const FrameScore& score, const std::vector<std::string>& fields,
+                              const FrameTiming& timing, const FrameExtras& extras);
+
+// type=skipped: the pad and PTS of a frame left unscored, and why.
+GstStructure* skip_structure(unsigned pad, SkipReason reason, const FrameTiming& timing);
+
+// type=sync: the offset auto-sync found (frames the distorted stream is late by) and the luma PSNR it gave.
+GstStructure* sync_structure(int offset, double psnr_y, int window, unsigned frames_compared);
+
+// type=pooled: `score` pooled with `method`, plus mean / min / max / harmonic-mean, percentiles p1 .. p99 and
+// frames for the first model's score; every other column pooled with `method` under its field name; the skip
+// counts (skipped-*) and frames-skipped.
 GstStructure* pooled_structure(const Collector& collector, const std::vector<std::string>& fields,
-                               const std::string& model_score_name, PoolMethod method, const FrameTiming& timing);
+                               const std::string& model_score_name, PoolMethod method, const FrameTiming& timing,
+                               const SkipCounts& skips);
+
+// The WARNING posted when frames went unscored: one line naming the counts, the likely cause and the fix, and a
+// details structure (reference-frames, distorted-frames, frames-paired, skipped-*). Empty text: nothing to say.
+struct SkipReport {
+  SkipCounts skips{};
+  uint64_t ref_frames = 0, dist_frames = 0, paired = 0;
+  bool live = false;
+  unsigned max_reference_frames = 0;
+  std::string ref_pad = "ref_sink", dist_pad = "dist_sink";
+};
+// `about`: the reason whose cause and fix the text names (count_: the reason with the most frames).
+std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason, SkipReason about = SkipReason::count_);
+GstStructure* skip_warning_details(const SkipReport& r);
 
 // GStreamer error domain and code for an engine failure (docs/architecture: "Errors, mapped once").
 struct ErrorCode {
@@ -51,9 +79,17 @@ ErrorCode error_code_for(Errc c);
 // A model that does not exist is RESOURCE/NOT_FOUND, one that exists but does not load LIBRARY/INIT.
 ErrorCode model_error_code(const std::string& model);
 
+// Valid UTF-8 (GStreamer drops debug text that is not): invalid bytes become U+FFFD.
+std::string sanitize_utf8(const std::string& s);
+
 // Posts an error, warning or info message: `text` is the short user message, the status (code and engine detail)
-// goes into the debug string.
+// goes into the debug string; both are sanitised. `details` (may be null) is taken.
 void post_status(GstElement* element, GstMessageType type, ErrorCode code, const std::string& text,
-                 const Status& status, const char* file, const char* function, int line);
+                 const Status& status, const char* file, const char* function, int line,
+                 GstStructure* details = nullptr);
+// Same with a plain debug string.
+void post_text(GstElement* element, GstMessageType type, ErrorCode code, const std::string& text,
+               const std::string& debug, const char* file, const char* function, int line,
+               GstStructure* details = nullptr);
 
 }  // namespace vmafx::gst

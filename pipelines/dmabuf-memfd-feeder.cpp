@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
   const size_t frame_size = (size_t(a.width) * a.height + 2 * size_t((a.width + 1) / 2) * ((a.height + 1) / 2)) * bps;
 
   const std::string launch = "appsrc name=r format=time caps=\"" + caps + "\" ! v.ref_sink appsrc name=d format=time caps=\"" +
-                             caps + "\" ! v.dist_sink vmafxhip name=v" + a.props + " ! fakesink";
+                             caps + "\" ! v.dist_sink vmafxhip name=v frame-message=true" + a.props + " ! fakesink";
   GError* err = nullptr;
   GstElement* pipeline = gst_parse_launch(launch.c_str(), &err);
   if (!pipeline || err) {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Reads `gst-launch-1.0 -m` output on stdin and prints vmafxhip's VMAF messages readably: one line per scored frame
-# (index, timestamp, VMAF and the PSNR / SSIM / MS-SSIM that were asked for) and the pooled result. Errors and
-# warnings from the pipeline go to stderr.
+# (index, timestamp, VMAF and the PSNR / SSIM / MS-SSIM that were asked for), the pooled result and the frames left
+# unscored with their reasons. Errors and warnings from the pipeline go to stderr.
 #   gst-launch-1.0 -m ... vmafxhip ... | pipelines/format-vmaf-messages.sh
 set -euo pipefail
 exec awk '
@@ -41,6 +41,15 @@ function extras(line,    out, k, v, names, n) {
     field($0, "p99")
   x = extras($0)
   if (x != "") printf "pooled features:%s\n", x
+  if (field($0, "frames-skipped") + 0 > 0) {
+    n = split("no-reference no-distorted late busy duplicate non-monotonic out-of-segment offset renegotiated", rs, " ")
+    x = ""
+    for (k = 1; k <= n; k++) {
+      v = field($0, "skipped-" rs[k])
+      if (v + 0 > 0) x = x sprintf("  %s %d", rs[k], v)
+    }
+    printf "skipped %d frames:%s\n", field($0, "frames-skipped"), x
+  }
   fflush()
   next
 }

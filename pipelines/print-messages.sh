@@ -11,4 +11,4 @@ gst-launch-1.0 -m \
     ! video/x-raw,format=I420,width=320,height=240,framerate=25/1 ! tee name=t \
   t. ! queue ! v.ref_sink \
   t. ! queue ! jpegenc quality=40 ! jpegdec ! v.dist_sink \
-  vmafxhip name=v psnr=true ssim=true ms-ssim=true "$@" ! fakesink | grep -E '"v" \(element\): VMAF' | sed 's/^Got message #[0-9]* from element "v" (element): //'
+  vmafxhip name=v frame-message=true psnr=true ssim=true ms-ssim=true "$@" ! fakesink | grep -E '"v" \(element\): VMAF' | sed 's/^Got message #[0-9]* from element "v" (element): //'

@@ -32,4 +32,4 @@ case "$mode" in
   *) echo "unknown producer '$mode' (gl, vaapi)" >&2; exit 2 ;;
 esac
 # shellcheck disable=SC2086  # the launch lines are split into gst-launch arguments on purpose
-gst-launch-1.0 -m $ref ! v.ref_sink $dist ! v.dist_sink vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+gst-launch-1.0 -m $ref ! v.ref_sink $dist ! v.dist_sink vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"

@@ -21,4 +21,4 @@ raw_layout "$format" "$width" "$height"
 gst-launch-1.0 -m \
   filesrc location="$ref" ! $RAW_PARSE ! v.ref_sink \
   filesrc location="$dist" ! decodebin ! videoconvert dither=none ! "video/x-raw,format=$format" ! v.dist_sink \
-  vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+  vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"

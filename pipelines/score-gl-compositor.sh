@@ -21,4 +21,4 @@ gst-launch-1.0 -m \
   programme. ! queue ! m.sink_0 \
   glvideomixer name=m background=black sink_0::zorder=0 sink_1::zorder=1 sink_1::xpos=760 sink_1::ypos=410 \
     sink_1::alpha="$alpha" ! "$caps" ! v.dist_sink \
-  vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+  vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"

@@ -23,7 +23,7 @@ case "$source" in
         ! video/x-raw,format=I420,width=640,height=360,framerate=25/1 ! tee name=t \
       t. ! queue ! glupload ! "video/x-raw(memory:GLMemory),format=I420" ! v.ref_sink \
       t. ! queue ! jpegenc quality=40 ! jpegdec ! glupload ! "video/x-raw(memory:GLMemory),format=I420" ! v.dist_sink \
-      vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+      vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"
     ;;
   gltestsrc)
     gst-launch-1.0 -m \
@@ -32,7 +32,7 @@ case "$source" in
       t. ! queue ! v.ref_sink \
       t. ! queue ! gldownload ! videoconvert ! jpegenc quality=40 ! jpegdec ! glupload ! glcolorconvert \
         ! "video/x-raw(memory:GLMemory),format=RGBA" ! v.dist_sink \
-      vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+      vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"
     ;;
   *)
     echo "usage: $0 [videotestsrc|gltestsrc] [FRAMES] [vmafxhip property=value ...]" >&2

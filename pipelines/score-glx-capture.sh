@@ -26,4 +26,4 @@ gst-launch-1.0 -m \
   gltestsrc num-buffers="$frames" pattern=mandelbrot ! "$caps" ! tee name=t \
   t. ! queue ! v.ref_sink \
   t. ! queue ! $lossy ! v.dist_sink \
-  vmafxhip name=v "$@" ! fakesink | "$here/format-vmaf-messages.sh"
+  vmafxhip name=v frame-message=true "$@" ! fakesink | "$here/format-vmaf-messages.sh"

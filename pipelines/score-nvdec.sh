@@ -43,5 +43,5 @@ trap 'rm -f "$log"' EXIT
 gst-launch-1.0 -m \
   $ref_chain v.ref_sink \
   filesrc location="$dist" ! $(decoder "$dist") ! $down v.dist_sink \
-  vmafxhip name=v "$@" ! fakesink | tee "$log" | "$here/format-vmaf-messages.sh"
+  vmafxhip name=v frame-message=true "$@" ! fakesink | tee "$log" | "$here/format-vmaf-messages.sh"
 grep -o 'CUDA frames are [^"]*' "$log" | head -1 | sed 's/\\//g' >&2 || true

@@ -30,7 +30,7 @@ done
 cmd=(gst-launch-1.0 -m
   filesrc location="$ref" ! $RAW_PARSE ! v.ref_sink
   filesrc location="$dist" ! $RAW_PARSE ! v.dist_sink
-  vmafxhip name=v "$@" ! fakesink)
+  vmafxhip name=v frame-message=true "$@" ! fakesink)
 if [ "${RAW:-0}" = 1 ]; then
   exec "${cmd[@]}"
 fi

@@ -14,8 +14,9 @@ VMAFX_PACKAGES=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
   gstreamer1.0-plugins-good gstreamer1.0-gl libepoxy-dev
   # memory:CUDAMemory: GStreamer's CUDA library (libgstcuda-1.0, opened at run time; its headers for the build-only
-  # ABI check) and -bad's x265enc / h264parse / h265parse for the NVDEC test streams (scripts/make-nvdec-streams.sh)
-  libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly
+  # ABI check) and -bad's x265enc / h264parse / h265parse for the NVDEC test streams (scripts/make-nvdec-streams.sh);
+  # live and encoder-on-the-fly pipeline tests: x264enc (plugins-ugly), avdec_h264 (libav)
+  libgstreamer-plugins-bad1.0-dev gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   # GL tests (Mesa under Xvfb), leak checks
   xvfb xauth libgl1-mesa-dri valgrind
   # AMD kernels (hipcc --genco) and HIP headers; NVIDIA kernels use nvcc from /usr/local/cuda when present

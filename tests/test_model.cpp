@@ -102,7 +102,7 @@ TEST(Model, BuiltinNamesAreTheEngineModelFiles) {
   for (const auto& p : model_files_under(vmafx::test::project_models_dir())) files.insert(fs::path(p).stem().string());
   const auto names = Model::builtin_names();
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), files);
-  EXPECT_EQ(names.size(), 9u);  // v0.6.1, neg, 4k, 4k neg, b, and the four float models
+  EXPECT_EQ(names.size(), 17u);  // v0.6.1, neg, 4k, 4k neg, b, the four float models and the eight v1 models
   for (const auto& n : names) EXPECT_TRUE(Model::is_builtin(n)) << n;
   EXPECT_FALSE(Model::is_builtin("vmaf_v0.6.2"));
 }
@@ -110,7 +110,7 @@ TEST(Model, BuiltinNamesAreTheEngineModelFiles) {
 TEST(Model, EveryModelFileLoads) {
   std::vector<std::string> files = model_files_under(vmafx::test::project_models_dir());
   const std::vector<std::string> shared = model_files_under(vmafx::test::shared_models_dir());
-  ASSERT_EQ(files.size(), 9u);
+  ASSERT_EQ(files.size(), 17u);
   ASSERT_FALSE(shared.empty()) << "no model files in " << vmafx::test::shared_models_dir();
   files.insert(files.end(), shared.begin(), shared.end());
   for (const auto& path : files) {

@@ -393,8 +393,12 @@ Status float_ssim_make(const Options&, const VideoGeometry& g, std::unique_ptr<C
 }
 
 std::vector<std::string> float_ms_ssim_outputs(const Options&, const VideoGeometry&) { return {"float_ms_ssim"}; }
+// Below MS-SSIM's smallest picture the check says out_of_range: the scorer leaves an extra float_ms_ssim out (with a
+// warning) instead of failing.
 Status float_ms_ssim_check(const Options&, const VideoGeometry& g) {
-  return vmafx::cpu::MsSsim::check_size(g.width, g.height);
+  Status s = vmafx::cpu::MsSsim::check_size(g.width, g.height);
+  if (s.code() == Errc::unsupported) return {Errc::out_of_range, s.message()};
+  return s;
 }
 Status float_ms_ssim_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
   auto f = std::make_unique<LumaFloatFeature<vmafx::cpu::MsSsim>>();

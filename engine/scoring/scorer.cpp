@@ -211,12 +211,13 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
     const features::FeatureDesc* desc = features::find(fr.name);
     if (!desc || !desc->implemented())
       return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
-    // An extra feature the picture is too small for is left out with one warning, the other scores kept (a model's
-    // feature is required: add_feature fails naming the minimum). libvmaf 3.2 stops the whole run instead.
+    // An extra feature whose check says the picture is outside what it scores (Errc::out_of_range: MS-SSIM below
+    // 176x176) is left out with one warning, the other scores kept; any other refusal, and every model feature, is an
+    // error. libvmaf 3.2 stops the whole run instead.
     features::Options o;
     VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
     if (desc->check) {
-      if (Status size = desc->check(o, geometry_.ref); !size) {
+      if (Status size = desc->check(o, geometry_.ref); size.code() == Errc::out_of_range) {
         if (cfg_.on_notice)
           cfg_.on_notice(NoticeLevel::warning, fr.name + " left out: " + size.message(),
                          "the picture is " + geometry_text(geometry_.ref) + "; the other scores are kept");

@@ -34,6 +34,9 @@ BUILD_DEPENDS_OF = {
     "gstreamer-video-1.0": "libgstreamer-plugins-base1.0-dev",
     "gstreamer-allocators-1.0": "libgstreamer-plugins-base1.0-dev",
     "gstreamer-gl-1.0": "libgstreamer-plugins-base1.0-dev",
+    # Optional: only a build-time check of the few GstCudaMemory fields the element reads (libgstcuda is opened at
+    # run time), so the package builds without it.
+    "gstreamer-cuda-1.0": "",
     "hipcc": "hipcc",
     "nvcc": "",
     "python3": "python3",

@@ -80,6 +80,14 @@ GlRun run_gl_pipeline(const std::string& launch, const GlRunOptions& options) {
     return r;
   }
   r.parsed = true;
+  // The tests read per-frame messages: frame-message=true unless the launch line sets it (its default is false, as
+  // GStreamer's vmaf).
+  if (launch.find("frame-message=") == std::string::npos) {
+    if (GstElement* v = gst_bin_get_by_name(GST_BIN(pipeline), "v")) {
+      g_object_set(v, "frame-message", TRUE, nullptr);
+      gst_object_unref(v);
+    }
+  }
   if (options.setup) options.setup(pipeline);
   GstBus* bus = gst_element_get_bus(pipeline);
   gst_element_set_state(pipeline, GST_STATE_PLAYING);

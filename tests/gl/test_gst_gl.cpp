@@ -201,6 +201,11 @@ TEST(GstGl, AllowCopyFalseMakesTheRefusalAnError) {
   EXPECT_EQ(e.source, "v");
   EXPECT_NE(e.debug.find("allow-copy=false"), std::string::npos) << e.debug;
   EXPECT_NE(e.debug.find("renderer '"), std::string::npos) << e.debug;
+  // The one-line text names the pad, the memory and the cause (it once said "Invalid reference buffer").
+  EXPECT_EQ(e.text.find("Invalid"), std::string::npos) << e.text;
+  EXPECT_NE(e.text.find("memory:GLMemory"), std::string::npos) << e.text;
+  EXPECT_NE(e.text.find("allow-copy=false"), std::string::npos) << e.text;
+  EXPECT_LT(e.text.size(), 300u) << e.text;
   EXPECT_EQ(r.frames.size(), 0u);
   EXPECT_EQ(r.frames_copied, 0u);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs the scripts in pipelines/ as a newcomer would and checks what they print: the raw-file script on the odd-size
-# pair must print libvmaf's per-frame and pooled VMAF; the encoded and videotestsrc scripts must score every frame.
+# pair must print libvmaf's per-frame and pooled VMAF; the encoded, videotestsrc and encoder-on-the-fly scripts must
+# score every frame, the live-capture one score or count every frame.
 # Needs GST_PLUGIN_PATH (set by meson) and ../shared/testdata (VMAFX_SHARED_DIR overrides); exits 77 without them.
 set -euo pipefail
 src="$1"
@@ -47,7 +48,28 @@ check "score-videotestsrc-jpeg.sh scores 8 frames" '[ "$(grep -c "^frame" "$work
 check "print-messages.sh prints 3 frame messages and the pooled one" \
   '[ "$(grep -c "type=(string)frame" "$work/msg.txt")" = 3 ] && grep -q "type=(string)pooled" "$work/msg.txt"'
 
-# 5. A file that is not a whole number of frames is refused with a readable reason.
+# 5. An encoder on the fly in one branch of a tee, default queues: every frame scored.
+if gst-inspect-1.0 x264enc >/dev/null 2>&1 && gst-inspect-1.0 avdec_h264 >/dev/null 2>&1; then
+  "$src/pipelines/score-encoder-on-the-fly.sh" "$data/a_576x324_8b_ref.yuv" 576 324 I420 > "$work/otf.txt"
+  check "score-encoder-on-the-fly.sh scores 48 frames" \
+    '[ "$(grep -c "^frame" "$work/otf.txt")" = 48 ] && grep -q "^pooled over 48 frames" "$work/otf.txt"'
+  # 6. Live capture for 3 s: the 90 frames are scored or skipped as busy, nothing else.
+  "$src/pipelines/score-live-capture.sh" 3 > "$work/live.txt"
+  check "score-live-capture.sh scores or counts all 90 frames" \
+    'python3 - "$work/live.txt" <<'"'"'PY'"'"'
+import re, sys
+out = open(sys.argv[1]).read()
+scored = int(re.search(r"^pooled over (\d+) frames", out, re.M).group(1))
+m = re.search(r"^skipped (\d+) frames:(.*)$", out, re.M)
+skipped = int(m.group(1)) if m else 0
+assert scored > 0 and scored + skipped == 90, (scored, skipped)
+assert not m or m.group(2).split()[::2] == ["busy"], m.group(2)
+PY'
+else
+  echo "skipped: x264enc / avdec_h264 missing (scripts/setup.sh installs them)"
+fi
+
+# 7. A file that is not a whole number of frames is refused with a readable reason.
 check "score-raw-files.sh refuses a wrong frame size" \
   '! "$src/pipelines/score-raw-files.sh" "$data/c_321x241_8b_ref.yuv" "$data/c_321x241_8b_blurnoise.yuv" 320 241 I420 2>"$work/err.txt" >/dev/null && grep -q "not a whole number" "$work/err.txt"'
 exit $fail

@@ -102,6 +102,8 @@ bool handle(GstElement* pipeline, GstMessage* msg, RunResult* r, const RunOption
         if (o.on_frame) o.on_frame(pipeline, s);
       } else if (type && std::string(type) == "pooled") {
         r->pooled.push_back(copy_structure(s));
+      } else {
+        r->others.push_back(copy_structure(s));
       }
       break;
     }
@@ -130,12 +132,21 @@ RunResult run_pipeline(const std::string& launch, const RunOptions& options) {
     if (pipeline) gst_object_unref(pipeline);
     return {};
   }
-  return run_pipeline(pipeline, options);
+  RunOptions o = options;
+  // A launch line that sets frame-message itself keeps its value.
+  if (launch.find("frame-message=") != std::string::npos) o.frame_messages = false;
+  return run_pipeline(pipeline, o);
 }
 
 RunResult run_pipeline(GstElement* pipeline, const RunOptions& options) {
   RunResult r;
   r.parsed = true;
+  if (options.frame_messages) {
+    if (GstElement* v = gst_bin_get_by_name(GST_BIN(pipeline), "v")) {
+      g_object_set(v, "frame-message", TRUE, nullptr);
+      gst_object_unref(v);
+    }
+  }
   if (options.setup) options.setup(pipeline);
   GstBus* bus = gst_element_get_bus(pipeline);
   using Clock = std::chrono::steady_clock;
@@ -161,8 +172,9 @@ RunResult run_pipeline(GstElement* pipeline, const RunOptions& options) {
     running = handle(pipeline, msg, &r, options, &saw_error);
     gst_message_unref(msg);
   }
+  if (options.at_end) options.at_end(pipeline);
   if (GstElement* v = gst_bin_get_by_name(GST_BIN(pipeline), "v")) {
-    g_object_get(v, "frames-scored", &r.frames_scored, nullptr);
+    g_object_get(v, "frames-scored", &r.frames_scored, "frames-skipped", &r.frames_skipped, nullptr);
     gst_object_unref(v);
   }
   gst_element_set_state(pipeline, GST_STATE_NULL);
@@ -202,7 +214,7 @@ std::string libvmaf_name(const std::string& field) {
 
 bool is_timing_field(const std::string& f) {
   return f == "type" || f == "index" || f == "timestamp" || f == "stream-time" || f == "running-time" ||
-         f == "duration";
+         f == "duration" || f == "reference-timestamp" || f == "distorted-timestamp" || f == "scaled-from";
 }
 
 double get_double(const GstStructure* s, const char* field) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Runs real pipelines with the vmafxhip element (named "v" in every launch line) and collects what it posts: frame
-// and pooled VMAF messages, errors, warnings and infos, EOS, and the frames-scored property at the end.
+// and pooled VMAF messages, errors, warnings and infos, EOS, and the frames-scored / frames-skipped properties at the
+// end.
 #pragma once
 
 #include <gst/gst.h>
@@ -37,8 +38,10 @@ struct RunResult {
   bool timed_out = false;
   std::vector<Structure> frames;  // VMAF type=frame, in bus order
   std::vector<Structure> pooled;  // VMAF type=pooled
+  std::vector<Structure> others;  // the other VMAF messages (type=skipped, type=sync)
   std::vector<BusMessage> errors, warnings, infos;
   guint64 frames_scored = 0;
+  guint64 frames_skipped = 0;
   // Errors posted by the element itself ("v").
   std::vector<BusMessage> element_errors() const;
   std::string describe_errors() const;
@@ -50,6 +53,11 @@ struct RunOptions {
   std::function<void(GstElement* pipeline, const GstStructure* frame)> on_frame;
   // Called after the pipeline is built, before it starts (e.g. to feed appsrc elements).
   std::function<void(GstElement* pipeline)> setup;
+  // The tests read per-frame messages: the element "v" gets frame-message=true (its default is false, as
+  // GStreamer's vmaf) unless this is false or the launch line sets frame-message itself.
+  bool frame_messages = true;
+  // Called when the run is over (end of stream, error or timeout), before the pipeline goes to NULL.
+  std::function<void(GstElement* pipeline)> at_end;
 };
 
 RunResult run_pipeline(const std::string& launch, const RunOptions& options = {});

@@ -76,7 +76,8 @@ void run_scenarios() {
   // Error at negotiation: geometry mismatch.
   r = run_pipeline(
       "videotestsrc num-buffers=4 ! video/x-raw,format=I420,width=64,height=48 ! v.ref_sink "
-      "videotestsrc num-buffers=4 ! video/x-raw,format=NV12,width=48,height=48 ! v.dist_sink vmafxhip name=v ! "
+      "videotestsrc num-buffers=4 ! video/x-raw,format=NV12,width=48,height=48 ! v.dist_sink vmafxhip name=v "
+      "scale-method=none ! "
       "fakesink");
   EXPECT_EQ(r.element_errors().size(), 1u);
   // Error mid-stream: a distorted buffer smaller than its caps after two good ones (pictures held by the engine

@@ -25,12 +25,14 @@ VMAFX_KERNEL vxadm::adm_finish_kernel_fn adm_finish_kernel;
 
 namespace {
 
-// Inlined into each kernel: where the compiler keeps it a function, ROCm 5's hiprtc gives every kernel of the
-// module the shared memory of all three instantiations (3 x 38016 bytes, past the 64 KiB limit; measured).
+// `smem`: the kernel's kSmemU64 words of shared memory, declared in each kernel. Always inlined: where it is not
+// (hiprtc of ROCm 5.2 at this size, measured), that compiler gives every kernel of the module the shared memory of
+// all three (3 x 38016 bytes, over the 64 KiB limit).
 template <class T, class Src>
-__device__ __forceinline__ void scale_body(const Src& ref, const Src& dist, const vxadm::ScaleParams& p, T* ref_a, T* dist_a,
-                           vx_u64* rows, T* dump, vx_u64 dump_plane) {
-  __shared__ vx_u64 smem[vxadm::kSmemU64];
+__device__ __attribute__((always_inline)) inline void scale_body(const Src& ref, const Src& dist,
+                                                                 const vxadm::ScaleParams& p, T* ref_a, T* dist_a,
+                                                                 vx_u64* rows, T* dump, vx_u64 dump_plane,
+                                                                 vx_u64* smem) {
   const int tx = threadIdx.x, ty = threadIdx.y, bx = blockIdx.x, by = blockIdx.y;
   if (!dump && !vxadm::tile_scores(p, bx, by)) {
     vxadm::tile_band_a<T>(ref, dist, p, bx, by, tx, ty, ref_a, dist_a);
@@ -64,7 +66,8 @@ VMAFX_KERNEL void adm_scale0_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParam
   rs.w = ds.w = p.in_w;
   rs.h = ds.h = p.in_h;
   rs.bpc = ds.bpc = p.bpc;
-  scale_body<vx_i16>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane);
+  __shared__ vx_u64 smem[vxadm::kSmemU64];
+  scale_body<vx_i16>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane, smem);
 }
 
 // Scale 1: from the int16 band a of scale 0 (in_w x in_h) to int32 bands.
@@ -76,7 +79,8 @@ VMAFX_KERNEL void adm_scale1_kernel(const vx_i16* ref_in, const vx_i16* dist_in,
   rs.w = ds.w = p.in_w;
   rs.h = ds.h = p.in_h;
   rs.scale = ds.scale = p.scale;
-  scale_body<vx_i32>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane);
+  __shared__ vx_u64 smem[vxadm::kSmemU64];
+  scale_body<vx_i32>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane, smem);
 }
 
 // Scales 2, 3: from the int32 band a of the previous scale. ref_a / dist_a are null at scale 3. small_row: the
@@ -95,7 +99,8 @@ VMAFX_KERNEL void adm_scale23_kernel(const vx_i32* ref_in, const vx_i32* dist_in
   rs.row_above = ds.row_above = small_row;
   rs.dist = 0;
   ds.dist = 1;
-  scale_body<vx_i32>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane);
+  __shared__ vx_u64 smem[vxadm::kSmemU64];
+  scale_body<vx_i32>(rs, ds, p, ref_a, dist_a, rows, dump, dump_plane, smem);
 }
 
 // Pictures of 17..32 on an axis: the reference's row -1 of scale 3 (vxadm::small_row_value), q.count values, one

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gstvmafxhipinput.h"
+
+#include <vector>
+
+namespace vmafx::gst {
+
+namespace {
+
+// ---- System memory ----------------------------------------------------------------------------------------------
+
+class SystemInput final : public Input {
+ public:
+  Status import(GstBuffer* buffer, const GstVideoInfo& info, const GstCaps*, ImportedPicture* out) override {
+    return import_system_memory(buffer, info, out);
+  }
+  std::string description() const override { return "system memory"; }
+};
+
+bool system_handles(const GstCaps*) { return true; }
+
+Status system_create(const InputConfig&, unsigned, std::shared_ptr<void>*, std::unique_ptr<Input>* out) {
+  *out = std::make_unique<SystemInput>();
+  return Status::ok();
+}
+
+const InputKind kSystemKind = {
+    "system memory",
+    GST_VIDEO_CAPS_MAKE(GST_VMAFXHIP_SYSMEM_FORMATS),
+    system_handles,
+    nullptr,
+    format_info_for,
+    nullptr,
+    system_create,
+    nullptr,
+};
+
+// Every kind, most specific first: the first whose handles() takes the caps reads them. A new memory kind is one
+// line here.
+const std::vector<const InputKind*>& input_kinds() {
+  static const std::vector<const InputKind*> kinds = {
+      &dmabuf_input_kind(),
+      &gl_input_kind(),
+      &kSystemKind,
+  };
+  return kinds;
+}
+
+}  // namespace
+
+const InputKind& input_kind_for_caps(const GstCaps* caps) {
+  for (const InputKind* k : input_kinds())
+    if (k->handles(caps)) return *k;
+  return kSystemKind;
+}
+
+std::string input_template_caps() {
+  // System memory first: the first caps are the ones a producer that could give several picks.
+  std::string s = kSystemKind.caps;
+  for (const InputKind* k : input_kinds()) {
+    if (k == &kSystemKind) continue;
+    if (!k->caps || !*k->caps) continue;
+    if (!s.empty()) s += "; ";
+    s += k->caps;
+  }
+  return s;
+}
+
+Status video_info_from_caps(const GstCaps* caps, GstVideoInfo* info) {
+  const InputKind& k = input_kind_for_caps(caps);
+  if (k.video_info) return k.video_info(caps, info);
+  if (!gst_video_info_from_caps(info, caps)) {
+    gchar* c = gst_caps_to_string(caps);
+    Status s(Errc::unsupported, std::string("caps ") + c + " are not raw video caps GStreamer can read");
+    g_free(c);
+    return s;
+  }
+  return Status::ok();
+}
+
+bool geometry_for(const GstCaps* caps, const GstVideoInfo& info, VideoGeometry* out) {
+  FormatInfo fmt;
+  if (!input_kind_for_caps(caps).format_info(GST_VIDEO_INFO_FORMAT(&info), &fmt)) return false;
+  out->width = GST_VIDEO_INFO_WIDTH(&info);
+  out->height = GST_VIDEO_INFO_HEIGHT(&info);
+  out->bit_depth = fmt.bit_depth;
+  out->chroma = fmt.chroma;
+  return true;
+}
+
+}  // namespace vmafx::gst
