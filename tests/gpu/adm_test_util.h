@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Shared by the ADM kernel tests (tests/test_hip_adm_impl.cpp on the CPU, tests/gpu/test_hip_adm.cpp on a GPU):
+// Shared by the ADM kernel tests (tests/gpu/test_hip_adm_impl.cpp on the CPU, tests/gpu/test_hip_adm.cpp on a GPU):
 // seeded, edge-biased picture pairs in every stored layout the kernel reads in place; the CPU reference run stage by
 // stage into the kernel's test-mode ("dump") layout; comparisons that name the first mismatch.
 #pragma once

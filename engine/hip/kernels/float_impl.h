@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Arithmetic shared by the float features' kernels (float_vif.hip, float_adm.hip, float_motion.hip) and compiled by
-// the host compiler for tests/test_hip_float_impl.cpp: reading a frame's luma, libvmaf's float picture, the mirror,
+// the host compiler for tests/gpu/test_hip_float_impl.cpp: reading a frame's luma, libvmaf's float picture, the mirror,
 // and the one reduction the float features use, a row summed in float from left to right.
 //
 // Floating-point rules for every float kernel: each operation is the CPU reference's (engine/cpu/float_*.cpp), with

@@ -4,7 +4,7 @@
 // the columns (rounded, shifted by the bit depth), then along the rows (rounded, shifted by 16), summed in absolute
 // value. Each row's sum is a 32-bit wrapping sum, as libvmaf's; the rows add up in 64 bits.
 //
-// Only common.h is included, so the host compiler builds these functions too: tests/test_hip_motion_impl.cpp runs
+// Only common.h is included, so the host compiler builds these functions too: tests/gpu/test_hip_motion_impl.cpp runs
 // them over whole planes on the CPU and compares with the CPU reference's stage functions. kernels/motion.hip is a
 // thin loop around them.
 #pragma once

@@ -23,7 +23,7 @@
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/ssim.h"
-#include "gpu/ssim_test_util.h"
+#include "ssim_test_util.h"
 #include "hip/kernels/ssim_impl.h"
 #include "support.h"
 
@@ -102,7 +102,7 @@ void make_pair(uint32_t w, uint32_t h, unsigned bpc, uint8_t shift, uint8_t step
     }
 }
 
-// ---- the kernels emulated (the rest in gpu/ssim_test_util.h) ------------------------------------------------------
+// ---- the kernels emulated (the rest in ssim_test_util.h) ----------------------------------------------------------
 
 using test::decimate;
 using test::means_of;
