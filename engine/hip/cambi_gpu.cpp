@@ -103,8 +103,8 @@ Status CambiGpu::check_plane(const char* what, const DevicePlane& p) const {
 
 Status CambiGpu::enqueue(const FramePlanes& frame, unsigned slot) {
   // The pipeline made the frame for this geometry and checked its planes.
-  assert(frame.bpc == plan_.bpc && check_plane("distorted", frame.dist[0]).is_ok() &&
-         (!plan_.full_ref || check_plane("reference", frame.ref[0]).is_ok()));
+  assert(frame.bpc == plan_.bpc && device_plane_fits(frame.dist[0], plan_.dist.in_w, plan_.dist.in_h, plan_.bpc) &&
+         (!plan_.full_ref || device_plane_fits(frame.ref[0], plan_.dist.in_w, plan_.dist.in_h, plan_.bpc)));
   return launch(frame.ref[0], frame.dist[0], slot);
 }
 
