@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "gstvmafxhipcuda.h"
 #include "gstvmafxhipgl.h"
 #include "gstvmafxhipimport.h"
 #include "gstvmafxhipinput.h"
@@ -300,6 +301,14 @@ bool frame_message_enabled(ElementState& s) {
   return s.settings.frame_message;
 }
 
+// What CUDA context sharing needs of the properties (gstvmafxhipcuda.h), read now: contexts are negotiated before the
+// element starts (a decoder asks when it opens).
+vg::CudaSettings cuda_settings(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.settings_mu);
+  return {vg::to_backend(s.settings.backend), vg::to_vendor(s.settings.vendor), s.settings.device_id};
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The scoring session: created at the first pair, ended at the end of the stream, a flushing seek or stop.
 
@@ -393,6 +402,8 @@ bool make_session(GstVmafxhip* self) {
   cfg.backend = vg::to_backend(a.backend);
   cfg.vendor = vg::to_vendor(a.vendor);
   cfg.device_id = a.device_id;
+  // Holding a CUDA context (shared with a decoder), the scorer runs on that context's GPU unless told otherwise.
+  vg::cuda_scorer_device(GST_ELEMENT(self), &cfg.vendor, &cfg.device_id);
   cfg.scaling = vg::to_scaling(a.scale_method);
   {
     std::lock_guard<std::mutex> lk(s.mu);
@@ -428,8 +439,11 @@ bool make_session(GstVmafxhip* self) {
   ic.vendor = cfg.vendor;
   ic.device_id = cfg.device_id;
   ic.allow_copy = a.allow_copy;
-  if (ic.scorer == vmafx::Backend::hip && (a.ssim || a.ms_ssim))
-    ic.host_reason = "ssim and ms-ssim run on the CPU, which reads host memory";
+  // Features without a GPU implementation run on the CPU beside the GPU and read host memory: device input is then
+  // brought to the host (each input kind under allow-copy).
+  const std::string on_cpu = session->cpu_features();
+  if (ic.scorer == vmafx::Backend::hip && !on_cpu.empty())
+    ic.host_reason = "features on the CPU beside the GPU (" + on_cpu + ") read host memory";
   // One line on the bus (the reason's first clause); the whole reason, probes included, in the debug log.
   ic.on_notice = [self](const std::string& text, bool warning) {
     post_notice(self, warning, short_reason(text), text);
@@ -1323,6 +1337,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
     s.cv.notify_all();
   }
   vg::gl_sink_event(GST_ELEMENT(self), event);  // GL caps: find the GL display / application context
+  vg::cuda_sink_event(GST_ELEMENT(self), pad, event, cuda_settings(self));  // CUDA caps: find or make a CUDA context
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_CAPS: {
       GstCaps* caps = nullptr;
@@ -1378,6 +1393,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
       std::vector<vg::Skip> skips;
       std::vector<vg::FramePairOut> pairs;
       GstStructure* sync_message = nullptr;
+      SkipNotes notes;
       {
         std::lock_guard<std::mutex> lk(s.mu);
         s.pads[p].eos = true;
@@ -1388,9 +1404,14 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         } else {
           s.pairer.end(p, &skips);
         }
+        // Counted with the end itself: the output pad's thread, woken by it, may finish the stream (and say the skip
+        // counts) before this thread runs on.
+        count_skips_locked(self, skips, frame_message_enabled(s), &notes);
+        skips.clear();
         s.cv.notify_all();
       }
       gst_event_unref(event);
+      report_skips(self, &notes);
       (void)after_pairing(self, &pairs, &skips, sync_message);
       if (!gst_pad_is_linked(self->sink[1 - p])) {
         // Its frames waited for a pad that never delivers anything: say so rather than wait for ever.
@@ -1542,6 +1563,7 @@ gboolean vmafxhip_sink_query(GstPad* pad, GstObject* parent, GstQuery* query) {
     }
     case GST_QUERY_CONTEXT:
       if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) return TRUE;
+      if (vg::cuda_pad_query(GST_ELEMENT(self), pad, query, cuda_settings(self))) return TRUE;
       break;
     default: break;
   }
@@ -1560,6 +1582,7 @@ gboolean vmafxhip_src_query(GstPad* pad, GstObject* parent, GstQuery* query) {
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_CONTEXT:
       if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) return TRUE;
+      if (vg::cuda_pad_query(GST_ELEMENT(self), pad, query, cuda_settings(self))) return TRUE;
       break;
     case GST_QUERY_CAPS: {
       GstCaps* filter = nullptr;
@@ -1790,6 +1813,7 @@ GstStateChangeReturn vmafxhip_change_state(GstElement* element, GstStateChange t
 
 void vmafxhip_set_context(GstElement* element, GstContext* context) {
   vg::gl_set_context(element, context);
+  vg::cuda_set_context(element, context, cuda_settings(GST_VMAFXHIP(element)));
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
 }
 
@@ -1816,13 +1840,17 @@ void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParam
     case vg::PROP_FRAMES_SCORED: g_value_set_uint64(value, s.frames_scored.load()); return;
     case vg::PROP_FRAMES_SKIPPED: g_value_set_uint64(value, s.frames_skipped.load()); return;
     case vg::PROP_FRAMES_COPIED: g_value_set_uint64(value, s.frames_copied.load()); return;
-    case vg::PROP_GL_STATS: {
+    case vg::PROP_GL_STATS:
+    case vg::PROP_CUDA_STATS: {
+      // The inputs of the kind whose statistics property this is (null while no pad reads that kind).
       std::lock_guard<std::mutex> lk(s.inputs_mu);
       GstStructure* st = nullptr;
       const char* prefix[2] = {"ref", "dist"};
       for (unsigned p = 0; p < 2; p++) {
-        if (!s.inputs[p] || !s.input_kinds[p] || !s.input_kinds[p]->stats_property) continue;
-        if (!st) st = gst_structure_new_empty(s.input_kinds[p]->stats_property);
+        const vg::InputKind* kind = s.input_kinds[p];
+        if (!s.inputs[p] || !kind || !kind->stats_property || g_strcmp0(kind->stats_property, pspec->name) != 0)
+          continue;
+        if (!st) st = gst_structure_new_empty(kind->stats_property);
         s.inputs[p]->add_stats(st, prefix[p]);
       }
       g_value_take_boxed(value, st);

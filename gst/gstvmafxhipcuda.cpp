@@ -216,9 +216,9 @@ bool gst_cuda_available(std::string* why) {
   return lib.open;
 }
 
-std::string cuda_caps_append() {
+std::string cuda_template_caps() {
   if (!cuda::cuda_import_built() || !gst_cuda_available()) return "";
-  return "; " GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", GST_VMAFXHIP_CUDA_FORMATS);
+  return GST_VIDEO_CAPS_MAKE_WITH_FEATURES("memory:CUDAMemory", GST_VMAFXHIP_CUDA_FORMATS);
 }
 
 bool is_cuda_caps(const GstCaps* caps) {
@@ -544,39 +544,100 @@ Status CudaInput::close() {
   return state_->importer ? state_->importer->close() : Status::ok();
 }
 
-Status CudaInputs::import(const CudaInput::Config& config, GstBuffer* buffer, const GstVideoInfo& info,
-                          ImportedPicture* out) {
-  std::shared_ptr<CudaInput> in;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (!in_) {
-      std::unique_ptr<CudaInput> made;
-      VMAFX_TRY(CudaInput::create(config, &made));
-      in_ = std::move(made);
-    }
-    in = in_;
+// ---- The memory:CUDAMemory input kind ------------------------------------------------------------------------
+
+namespace {
+
+// One per pad; both pads of a session share the session's CudaInput (one importer on the scorer's device). The
+// element imports one frame at a time (its inputs lock), so the shared counters' growth during a pad's import is that
+// pad's.
+class CudaPadInput final : public Input {
+ public:
+  explicit CudaPadInput(std::shared_ptr<CudaInput> shared) : shared_(std::move(shared)) {}
+  Status import(GstBuffer* buffer, const GstVideoInfo& info, const GstCaps*, ImportedPicture* out) override {
+    const CudaInputStats before = shared_->stats();
+    Status st = shared_->import(buffer, info, out);
+    const CudaInputStats after = shared_->stats();
+    own_.frames += after.frames - before.frames;
+    own_.in_place += after.in_place - before.in_place;
+    own_.device_copies += after.device_copies - before.device_copies;
+    own_.host_copies += after.host_copies - before.host_copies;
+    return st;
   }
-  return in->import(buffer, info, out);
-}
-
-void CudaInputs::reset() {
-  std::shared_ptr<CudaInput> in;
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    in = std::move(in_);
-    in_.reset();
+  uint64_t frames_copied() const override { return own_.device_copies + own_.host_copies; }
+  std::string description() const override { return "memory:CUDAMemory, " + shared_->description(); }
+  // The session's input (both pads) unprefixed, this pad's own frames under `p`.
+  bool add_stats(GstStructure* st, const std::string& p) const override {
+    GstStructure* all = shared_->stats_structure();
+    gst_structure_foreach(
+        all,
+        [](GQuark field, const GValue* value, gpointer to) -> gboolean {
+          gst_structure_id_set_value(static_cast<GstStructure*>(to), field, value);
+          return TRUE;
+        },
+        st);
+    gst_structure_free(all);
+    gst_structure_set(st, (p + "-frames").c_str(), G_TYPE_UINT64, guint64(own_.frames), (p + "-in-place").c_str(),
+                      G_TYPE_UINT64, guint64(own_.in_place), (p + "-device-copies").c_str(), G_TYPE_UINT64,
+                      guint64(own_.device_copies), (p + "-host-copies").c_str(), G_TYPE_UINT64,
+                      guint64(own_.host_copies), nullptr);
+    return true;
   }
-  if (in) (void)in->close();
+  Status close() override { return shared_->close(); }
+
+ private:
+  std::shared_ptr<CudaInput> shared_;
+  CudaInputStats own_;
+};
+
+bool cuda_handles(const GstCaps* caps) { return is_cuda_caps(caps); }
+
+// The formats of GST_VMAFXHIP_CUDA_FORMATS, laid out as in system memory.
+bool cuda_format_info(GstVideoFormat format, FormatInfo* out) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_YV12:
+    case GST_VIDEO_FORMAT_NV21:
+    case GST_VIDEO_FORMAT_Y42B:
+    case GST_VIDEO_FORMAT_Y444:
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_I422_10LE:
+    case GST_VIDEO_FORMAT_I422_12LE: return format_info_for(format, out);
+    default: return false;
+  }
 }
 
-uint64_t CudaInputs::frames_copied() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return in_ ? in_->frames_copied() : 0;
+Status cuda_create(const InputConfig& c, unsigned, std::shared_ptr<void>* shared, std::unique_ptr<Input>* out) {
+  std::shared_ptr<CudaInput> in = std::static_pointer_cast<CudaInput>(*shared);
+  if (!in) {
+    CudaInput::Config cc;
+    cc.scorer = c.scorer;
+    cc.vendor = c.vendor;
+    cc.device_id = c.device_id;
+    cc.allow_copy = c.allow_copy;
+    cc.host_reason = c.host_reason;
+    cc.on_notice = c.on_notice;
+    std::unique_ptr<CudaInput> made;
+    VMAFX_TRY(CudaInput::create(cc, &made));
+    in = std::shared_ptr<CudaInput>(std::move(made));
+    *shared = in;
+  }
+  *out = std::make_unique<CudaPadInput>(in);
+  return Status::ok();
 }
 
-GstStructure* CudaInputs::stats_structure() const {
-  std::lock_guard<std::mutex> lk(mu_);
-  return in_ ? in_->stats_structure() : nullptr;
+}  // namespace
+
+const InputKind& cuda_input_kind() {
+  // The template caps depend on whether GStreamer's CUDA library opens: decided once, at the first call (class_init).
+  static const std::string caps = cuda_template_caps();
+  static const InputKind kind = {
+      "memory:CUDAMemory", caps.c_str(), cuda_handles, nullptr, cuda_format_info, nullptr, cuda_create, "cuda-stats",
+  };
+  return kind;
 }
 
 }  // namespace vmafx::gst

@@ -41,6 +41,7 @@
 #include <string>
 
 #include "gstvmafxhipimport.h"
+#include "gstvmafxhipinput.h"
 #include "vmafx/cuda.h"
 #include "vmafx/scorer.h"
 
@@ -50,10 +51,10 @@
 
 namespace vmafx::gst {
 
-// The pad templates' CUDA caps, "; video/x-raw(memory:CUDAMemory), format=..." to append to the other caps, or ""
-// when this build has no HIP engine or libgstcuda-1.0.so.0 does not open (VMAFX_GST_CUDA_LIBRARY names another
-// library to open instead: tests).
-std::string cuda_caps_append();
+// The pad templates' CUDA caps (video/x-raw(memory:CUDAMemory), format=...), or "" when this build has no HIP engine
+// or libgstcuda-1.0.so.0 does not open (VMAFX_GST_CUDA_LIBRARY names another library to open instead: tests). The
+// input kind (cuda_input_kind, gstvmafxhipinput.h) offers them.
+std::string cuda_template_caps();
 // Whether GStreamer's CUDA library opened (and why not).
 bool gst_cuda_available(std::string* why = nullptr);
 // True for caps with the memory:CUDAMemory feature.
@@ -94,7 +95,8 @@ struct CudaInputStats {
   uint64_t pending_releases = 0;
 };
 
-// One per scoring session, for both sink pads.
+// One per scoring session, for both sink pads: made by cuda_input_kind()'s create at the first CUDA frame (the kind's
+// shared slot), each pad's Input forwarding to it and counting its own frames.
 class CudaInput {
  public:
   struct Config {
@@ -130,22 +132,6 @@ class CudaInput {
   CudaInput() = default;
   struct State;
   std::shared_ptr<State> state_;
-};
-
-// The element's CUDA input for the session (both pads share it), made at the first CUDA frame. import() and reset()
-// run on the streaming thread (reset also at stop / flush); the counters may be read from any thread.
-class CudaInputs {
- public:
-  Status import(const CudaInput::Config& config, GstBuffer* buffer, const GstVideoInfo& info, ImportedPicture* out);
-  // Closes the input (after the scorer let go of every picture) and forgets it.
-  void reset();
-  uint64_t frames_copied() const;
-  // The "cuda-stats" structure (CudaInput::stats_structure), null before any CUDA frame.
-  GstStructure* stats_structure() const;
-
- private:
-  mutable std::mutex mu_;
-  std::shared_ptr<CudaInput> in_;
 };
 
 }  // namespace vmafx::gst

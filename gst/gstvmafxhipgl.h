@@ -100,7 +100,8 @@ class GlInput {
   struct Config {
     Backend requested = Backend::auto_select;  // the element's backend property
     Backend scorer = Backend::cpu;             // what the scorer runs on
-    // Non-empty: a feature of the scorer reads host memory (ssim / ms-ssim on the CPU), so frames are downloaded.
+    // Non-empty: a feature of the scorer reads host memory (one the GPU has no implementation of, run on the CPU
+    // beside it), so frames are downloaded for this reason.
     std::string host_reason;
     Vendor vendor = Vendor::auto_select;
     int device_id = -1;

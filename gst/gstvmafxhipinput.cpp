@@ -41,6 +41,7 @@ const std::vector<const InputKind*>& input_kinds() {
   static const std::vector<const InputKind*> kinds = {
       &dmabuf_input_kind(),
       &gl_input_kind(),
+      &cuda_input_kind(),
       &kSystemKind,
   };
   return kinds;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Inputs: how a sink pad's buffers become engine pictures, one kind per memory (system memory here, memory:DMABuf in
-// gstvmafxhipdmabuf.cpp, memory:GLMemory in gstvmafxhipgl.cpp). A kind says which caps it takes, how to read them
+// gstvmafxhipdmabuf.cpp, memory:GLMemory in gstvmafxhipgl.cpp, memory:CUDAMemory in gstvmafxhipcuda.cpp). A kind says which caps it takes, how to read them
 // and which formats it reads, and makes one Input per pad and scoring session. Adding a memory kind is one file that
 // defines an InputKind plus one line in input_kinds() (gstvmafxhipinput.cpp).
 #pragma once
@@ -49,7 +49,7 @@ class Input {
 
 struct InputKind {
   const char* name;  // "system memory", "memory:DMABuf", ...
-  const char* caps;  // for the pad templates ("" when this build cannot read the kind)
+  const char* caps;  // for the pad templates ("" when this build, or this machine, cannot read the kind)
   // Caps this kind reads (by their caps features).
   bool (*handles)(const GstCaps* caps);
   // Video info of fixed caps of this kind; Errc naming the field when the caps cannot be read. Null:
@@ -62,7 +62,7 @@ struct InputKind {
   // One input per pad and session. `shared` is one slot per kind and session (e.g. a device importer both pads use).
   Status (*create)(const InputConfig& config, unsigned pad, std::shared_ptr<void>* shared,
                    std::unique_ptr<Input>* out);
-  // Stats group in the element's statistics property ("gl-stats"), or null.
+  // The element's statistics property of this kind ("gl-stats", "cuda-stats"; the structure's name too), or null.
   const char* stats_property;
 };
 
@@ -78,5 +78,6 @@ bool geometry_for(const GstCaps* caps, const GstVideoInfo& info, VideoGeometry* 
 // The kinds defined in the other files.
 const InputKind& dmabuf_input_kind();
 const InputKind& gl_input_kind();
+const InputKind& cuda_input_kind();
 
 }  // namespace vmafx::gst

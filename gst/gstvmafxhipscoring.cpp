@@ -130,6 +130,18 @@ const std::vector<std::string>& ScoringSession::model_score_names() const {
 }
 Backend ScoringSession::backend() const { return impl_->scorer->backend(); }
 std::string ScoringSession::backend_description() const { return impl_->scorer->backend_description(); }
+std::string ScoringSession::cpu_features() const {
+  if (backend() != Backend::hip) return "";
+  // The HIP backend's description ends its GPU part with " (on the CPU: <names>)" when some features run there; the
+  // Scorer API has no other way to say it.
+  const std::string d = backend_description();
+  static const std::string kMark = "(on the CPU: ";
+  const size_t at = d.find(kMark);
+  if (at == std::string::npos) return "";
+  const size_t from = at + kMark.size();
+  const size_t to = d.find(')', from);
+  return d.substr(from, to == std::string::npos ? std::string::npos : to - from);
+}
 bool ScoringSession::supports_unscored() const { return true; }
 bool ScoringSession::scales_distorted() { return true; }
 bool ScoringSession::has_room() const { return !impl_->interrupted; }

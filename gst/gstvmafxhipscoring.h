@@ -84,6 +84,11 @@ class ScoringSession {
   const std::vector<std::string>& model_score_names() const;
   Backend backend() const;
   std::string backend_description() const;
+  // The features a GPU scorer runs on the CPU beside the GPU, because the GPU has no implementation of them (or not
+  // for their options): "cambi, float_adm" as the engine names them in its description ("... (on the CPU: ...)").
+  // Such features read host memory, so device input must be brought to the host. Empty on the CPU backend and when
+  // every feature runs on the GPU.
+  std::string cpu_features() const;
   // Whether submit() takes scored=false pairs (computed for the temporal features only, so that the next frame's
   // motion stays exact). When it does not, the element leaves such a pair out entirely.
   bool supports_unscored() const;

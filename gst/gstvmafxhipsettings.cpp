@@ -223,7 +223,8 @@ void install_properties(GObjectClass* k) {
                         kReady));
   bool_prop(k, PROP_ALLOW_COPY, "allow-copy", "Allow copies",
             "Copy frames the GPU cannot import (a dma-buf the runtime refuses: mapped and uploaded; GL textures the "
-            "GL check refuses: downloaded through GL); false: such input is an error naming the reason",
+            "GL check refuses: downloaded through GL; CUDA memory of another context or GPU: copied on the device; "
+            "device memory a CPU scorer reads: downloaded); false: such input is an error naming the reason",
             true);
   g_object_class_install_property(
       k, PROP_FRAMES_SCORED,
@@ -238,7 +239,8 @@ void install_properties(GObjectClass* k) {
   g_object_class_install_property(
       k, PROP_FRAMES_COPIED,
       g_param_spec_uint64("frames-copied", "Frames copied",
-                          "Input frames (reference and distorted each) copied because the GPU could not import them",
+                          "Input frames (reference and distorted each) copied because the scorer could not read them "
+                          "where they are",
                           0, G_MAXUINT64, 0, kReadOnly));
   g_object_class_install_property(
       k, PROP_GL_STATS,
@@ -246,6 +248,14 @@ void install_properties(GObjectClass* k) {
                          "Per sink pad (ref-*, dist-*): the GL path and why (path, zero-copy), frames, frames-copied, "
                          "texture-lookups, texture-hits, registrations, texture-uploads, system-memory-frames, "
                          "upload-errors; null before any GL frame",
+                         GST_TYPE_STRUCTURE, kReadOnly));
+  g_object_class_install_property(
+      k, PROP_CUDA_STATS,
+      g_param_spec_boxed("cuda-stats", "CUDA input statistics",
+                         "memory:CUDAMemory input of both sink pads: path (in place / device copy / download and why), "
+                         "frames, in-place, device-copies, host-copies, stream-waits, host-waits, pending-releases; "
+                         "per sink pad (ref-*, dist-*): frames, in-place, device-copies, host-copies; null before any "
+                         "CUDA frame",
                          GST_TYPE_STRUCTURE, kReadOnly));
 }
 

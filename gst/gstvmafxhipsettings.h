@@ -77,6 +77,7 @@ enum PropertyId {
   PROP_FRAMES_SKIPPED,
   PROP_FRAMES_COPIED,
   PROP_GL_STATS,
+  PROP_CUDA_STATS,
 };
 
 constexpr const char* kDefaultModel = "vmaf_v0.6.1";

@@ -8,6 +8,8 @@
 // the compiled C does.
 #include "cpu/adm.h"
 
+#include "cpu/simd/kernels.h"
+
 #include <math.h>
 
 #include <algorithm>
@@ -453,86 +455,105 @@ void adm_dwt_scale3_small(const int32_t* ref, const int32_t* dis, ptrdiff_t stri
   }
 }
 
+void adm_decouple_row_scale0(AdmRow<const int16_t> ref, AdmRow<const int16_t> dist, int left, int right,
+                             double enhn_gain_limit, AdmRow<int16_t> r, AdmRow<int16_t> a) {
+  const int32_t* recip = div_table();
+  for (int j = left; j < right; ++j) {
+    const int16_t oh = ref.h[j], ov = ref.v[j], od = ref.d[j];
+    const int16_t th = dist.h[j], tv = dist.v[j], td = dist.d[j];
+
+    const int64_t ot_dp = int64_t(oh) * th + int64_t(ov) * tv;
+    const int64_t o_mag_sq = int64_t(oh) * oh + int64_t(ov) * ov;
+    const int64_t t_mag_sq = int64_t(th) * th + int64_t(tv) * tv;
+    const bool angle_flag = within_one_degree(ot_dp, o_mag_sq, t_mag_sq);
+
+    const int32_t kh = decouple_k_scale0(oh, th, recip);
+    const int32_t kv = decouple_k_scale0(ov, tv, recip);
+    const int32_t kd = decouple_k_scale0(od, td, recip);
+
+    int16_t rh = int16_t((kh * oh + 16384) >> 15);
+    int16_t rv = int16_t((kv * ov + 16384) >> 15);
+    int16_t rd = int16_t((kd * od + 16384) >> 15);
+
+    const float rh_f = (float(kh) / 32768) * (float(oh) / 64);
+    const float rv_f = (float(kv) / 32768) * (float(ov) / 64);
+    const float rd_f = (float(kd) / 32768) * (float(od) / 64);
+
+    rh = apply_gain<int16_t>(rh, angle_flag, rh_f, th, enhn_gain_limit);
+    rv = apply_gain<int16_t>(rv, angle_flag, rv_f, tv, enhn_gain_limit);
+    rd = apply_gain<int16_t>(rd, angle_flag, rd_f, td, enhn_gain_limit);
+
+    r.h[j] = rh;
+    r.v[j] = rv;
+    r.d[j] = rd;
+    a.h[j] = int16_t(th - rh);
+    a.v[j] = int16_t(tv - rv);
+    a.d[j] = int16_t(td - rd);
+  }
+}
+
+void adm_decouple_row_scale123(AdmRow<const int32_t> ref, AdmRow<const int32_t> dist, int left, int right,
+                               double enhn_gain_limit, AdmRow<int32_t> r, AdmRow<int32_t> a) {
+  const int32_t* recip = div_table();
+  for (int j = left; j < right; ++j) {
+    const int32_t oh = ref.h[j], ov = ref.v[j], od = ref.d[j];
+    const int32_t th = dist.h[j], tv = dist.v[j], td = dist.d[j];
+
+    // int64 in libvmaf; the sum of two products of -2^31 passes 2^63 and wraps.
+    const int64_t ot_dp = int64_t(uint64_t(int64_t(oh) * th) + uint64_t(int64_t(ov) * tv));
+    const int64_t o_mag_sq = int64_t(uint64_t(int64_t(oh) * oh) + uint64_t(int64_t(ov) * ov));
+    const int64_t t_mag_sq = int64_t(uint64_t(int64_t(th) * th) + uint64_t(int64_t(tv) * tv));
+    const bool angle_flag = within_one_degree(ot_dp, o_mag_sq, t_mag_sq);
+
+    const int64_t kh = decouple_k_scale123(oh, th, recip);
+    const int64_t kv = decouple_k_scale123(ov, tv, recip);
+    const int64_t kd = decouple_k_scale123(od, td, recip);
+
+    int32_t rh = int32_t((kh * oh + 16384) >> 15);
+    int32_t rv = int32_t((kv * ov + 16384) >> 15);
+    int32_t rd = int32_t((kd * od + 16384) >> 15);
+
+    const float rh_f = (float(kh) / 32768) * (float(oh) / 64);
+    const float rv_f = (float(kv) / 32768) * (float(ov) / 64);
+    const float rd_f = (float(kd) / 32768) * (float(od) / 64);
+
+    rh = apply_gain<int32_t>(rh, angle_flag, rh_f, th, enhn_gain_limit);
+    rv = apply_gain<int32_t>(rv, angle_flag, rv_f, tv, enhn_gain_limit);
+    rd = apply_gain<int32_t>(rd, angle_flag, rd_f, td, enhn_gain_limit);
+
+    r.h[j] = rh;
+    r.v[j] = rv;
+    r.d[j] = rd;
+    a.h[j] = wrap_sub(th, rh);
+    a.v[j] = wrap_sub(tv, rv);
+    a.d[j] = wrap_sub(td, rd);
+  }
+}
+
+namespace {
+
+template <class T>
+AdmRow<T> row_of(AdmBands<T> b, int i) {
+  const ptrdiff_t o = ptrdiff_t(i) * b.stride;
+  return AdmRow<T>(b.a ? b.a + o : nullptr, b.h + o, b.v + o, b.d + o);
+}
+
+}  // namespace
+
 void adm_decouple_scale0(AdmBands<const int16_t> ref, AdmBands<const int16_t> dist, int w, int h,
                          double enhn_gain_limit, AdmBands<int16_t> r, AdmBands<int16_t> a) {
-  const int32_t* recip = div_table();
   const AdmRect rc = adm_tap_rect(w, h);
-  for (int i = rc.top; i < rc.bottom; ++i) {
-    const ptrdiff_t ri = i * ref.stride, di = i * dist.stride, oi = i * r.stride, ai = i * a.stride;
-    for (int j = rc.left; j < rc.right; ++j) {
-      const int16_t oh = ref.h[ri + j], ov = ref.v[ri + j], od = ref.d[ri + j];
-      const int16_t th = dist.h[di + j], tv = dist.v[di + j], td = dist.d[di + j];
-
-      const int64_t ot_dp = int64_t(oh) * th + int64_t(ov) * tv;
-      const int64_t o_mag_sq = int64_t(oh) * oh + int64_t(ov) * ov;
-      const int64_t t_mag_sq = int64_t(th) * th + int64_t(tv) * tv;
-      const bool angle_flag = within_one_degree(ot_dp, o_mag_sq, t_mag_sq);
-
-      const int32_t kh = decouple_k_scale0(oh, th, recip);
-      const int32_t kv = decouple_k_scale0(ov, tv, recip);
-      const int32_t kd = decouple_k_scale0(od, td, recip);
-
-      int16_t rh = int16_t((kh * oh + 16384) >> 15);
-      int16_t rv = int16_t((kv * ov + 16384) >> 15);
-      int16_t rd = int16_t((kd * od + 16384) >> 15);
-
-      const float rh_f = (float(kh) / 32768) * (float(oh) / 64);
-      const float rv_f = (float(kv) / 32768) * (float(ov) / 64);
-      const float rd_f = (float(kd) / 32768) * (float(od) / 64);
-
-      rh = apply_gain<int16_t>(rh, angle_flag, rh_f, th, enhn_gain_limit);
-      rv = apply_gain<int16_t>(rv, angle_flag, rv_f, tv, enhn_gain_limit);
-      rd = apply_gain<int16_t>(rd, angle_flag, rd_f, td, enhn_gain_limit);
-
-      r.h[oi + j] = rh;
-      r.v[oi + j] = rv;
-      r.d[oi + j] = rd;
-      a.h[ai + j] = int16_t(th - rh);
-      a.v[ai + j] = int16_t(tv - rv);
-      a.d[ai + j] = int16_t(td - rd);
-    }
-  }
+  for (int i = rc.top; i < rc.bottom; ++i)
+    adm_decouple_row_scale0(row_of(ref, i), row_of(dist, i), rc.left, rc.right, enhn_gain_limit, row_of(r, i),
+                            row_of(a, i));
 }
 
 void adm_decouple_scale123(AdmBands<const int32_t> ref, AdmBands<const int32_t> dist, int w, int h,
                            double enhn_gain_limit, AdmBands<int32_t> r, AdmBands<int32_t> a) {
-  const int32_t* recip = div_table();
   const AdmRect rc = adm_tap_rect(w, h);
-  for (int i = rc.top; i < rc.bottom; ++i) {
-    const ptrdiff_t ri = i * ref.stride, di = i * dist.stride, oi = i * r.stride, ai = i * a.stride;
-    for (int j = rc.left; j < rc.right; ++j) {
-      const int32_t oh = ref.h[ri + j], ov = ref.v[ri + j], od = ref.d[ri + j];
-      const int32_t th = dist.h[di + j], tv = dist.v[di + j], td = dist.d[di + j];
-
-      const int64_t ot_dp = int64_t(oh) * th + int64_t(ov) * tv;
-      const int64_t o_mag_sq = int64_t(oh) * oh + int64_t(ov) * ov;
-      const int64_t t_mag_sq = int64_t(th) * th + int64_t(tv) * tv;
-      const bool angle_flag = within_one_degree(ot_dp, o_mag_sq, t_mag_sq);
-
-      const int64_t kh = decouple_k_scale123(oh, th, recip);
-      const int64_t kv = decouple_k_scale123(ov, tv, recip);
-      const int64_t kd = decouple_k_scale123(od, td, recip);
-
-      int32_t rh = int32_t((kh * oh + 16384) >> 15);
-      int32_t rv = int32_t((kv * ov + 16384) >> 15);
-      int32_t rd = int32_t((kd * od + 16384) >> 15);
-
-      const float rh_f = (float(kh) / 32768) * (float(oh) / 64);
-      const float rv_f = (float(kv) / 32768) * (float(ov) / 64);
-      const float rd_f = (float(kd) / 32768) * (float(od) / 64);
-
-      rh = apply_gain<int32_t>(rh, angle_flag, rh_f, th, enhn_gain_limit);
-      rv = apply_gain<int32_t>(rv, angle_flag, rv_f, tv, enhn_gain_limit);
-      rd = apply_gain<int32_t>(rd, angle_flag, rd_f, td, enhn_gain_limit);
-
-      r.h[oi + j] = rh;
-      r.v[oi + j] = rv;
-      r.d[oi + j] = rd;
-      a.h[ai + j] = wrap_sub(th, rh);
-      a.v[ai + j] = wrap_sub(tv, rv);
-      a.d[ai + j] = wrap_sub(td, rd);
-    }
-  }
+  for (int i = rc.top; i < rc.bottom; ++i)
+    adm_decouple_row_scale123(row_of(ref, i), row_of(dist, i), rc.left, rc.right, enhn_gain_limit, row_of(r, i),
+                              row_of(a, i));
 }
 
 // ------------------------------------------------------------------------------------------------------------------
@@ -576,33 +597,54 @@ void adm_fixed_factors_scale123(const float rfactor[3], uint32_t out[3]) {
 
 // ------------------------------------------------------------------------------------------------------------------
 
-AdmDenSums adm_den_sums_scale0(AdmBands<const int16_t> ref, int w, int h) {
-  const AdmRect rc = adm_score_rect(w, h);
-  int32_t shift = static_cast<int32_t>(ceil(log2((rc.bottom - rc.top) * (rc.right - rc.left)) - 20));
-  shift = shift > 0 ? shift : 0;
-  const uint64_t round = shift > 0 ? (uint64_t(1) << (shift - 1)) : 0;
-  AdmDenSums s;
-  for (int i = rc.top; i < rc.bottom; ++i) {
-    const int16_t* hb = ref.h + i * ref.stride;
-    const int16_t* vb = ref.v + i * ref.stride;
-    const int16_t* db = ref.d + i * ref.stride;
-    uint64_t ih = 0, iv = 0, id = 0;
-    for (int j = rc.left; j < rc.right; ++j) {
-      const uint64_t x = uint16_t(std::abs(int(hb[j])));
-      const uint64_t y = uint16_t(std::abs(int(vb[j])));
-      const uint64_t z = uint16_t(std::abs(int(db[j])));
-      ih += x * x * x;
-      iv += y * y * y;
-      id += z * z * z;
-    }
-    s.h += (ih + round) >> shift;
-    s.v += (iv + round) >> shift;
-    s.d += (id + round) >> shift;
+void adm_den_row_scale0(AdmRow<const int16_t> ref, int left, int right, uint64_t sums[3]) {
+  uint64_t ih = 0, iv = 0, id = 0;
+  for (int j = left; j < right; ++j) {
+    const uint64_t x = uint16_t(std::abs(int(ref.h[j])));
+    const uint64_t y = uint16_t(std::abs(int(ref.v[j])));
+    const uint64_t z = uint16_t(std::abs(int(ref.d[j])));
+    ih += x * x * x;
+    iv += y * y * y;
+    id += z * z * z;
   }
-  return s;
+  sums[0] = ih;
+  sums[1] = iv;
+  sums[2] = id;
+}
+
+void adm_den_row_scale123(AdmRow<const int32_t> ref, int left, int right, int scale, int cub, uint64_t sums[3]) {
+  static constexpr uint32_t kShiftSq[3] = {31, 30, 31};
+  const uint32_t shift_sq = kShiftSq[scale - 1];
+  const uint64_t round_sq = uint64_t(1u << shift_sq);  // libvmaf adds 2^sq, not 2^(sq-1)
+  const uint64_t cub_round = half_pow2(uint32_t(cub));
+  uint64_t ih = 0, iv = 0, id = 0;
+  for (int j = left; j < right; ++j) {
+    const uint64_t x = uint32_t(wrap_abs(ref.h[j]));
+    const uint64_t y = uint32_t(wrap_abs(ref.v[j]));
+    const uint64_t z = uint32_t(wrap_abs(ref.d[j]));
+    ih += ((((x * x + round_sq) >> shift_sq) * x) + cub_round) >> cub;
+    iv += ((((y * y + round_sq) >> shift_sq) * y) + cub_round) >> cub;
+    id += ((((z * z + round_sq) >> shift_sq) * z) + cub_round) >> cub;
+  }
+  sums[0] = ih;
+  sums[1] = iv;
+  sums[2] = id;
 }
 
 namespace {
+
+// The per-row rounding shift of the scale-0 denominator: max(0, ceil(log2(score area) - 20)).
+int den0_row_shift(const AdmRect& rc) {
+  const int32_t shift = static_cast<int32_t>(ceil(log2((rc.bottom - rc.top) * (rc.right - rc.left)) - 20));
+  return shift > 0 ? shift : 0;
+}
+
+void add_den0_row(const uint64_t row[3], int shift, AdmDenSums* s) {
+  const uint64_t round = shift > 0 ? (uint64_t(1) << (shift - 1)) : 0;
+  s->h += (row[0] + round) >> shift;
+  s->v += (row[1] + round) >> shift;
+  s->d += (row[2] + round) >> shift;
+}
 
 struct Den123Shifts {
   uint32_t cub, cub_round, accum, accum_round;
@@ -616,31 +658,34 @@ Den123Shifts den123_shifts(const AdmRect& rc) {
   return s;
 }
 
+void add_den123_row(const uint64_t row[3], const Den123Shifts& sh, AdmDenSums* s) {
+  s->h += (row[0] + sh.accum_round) >> sh.accum;
+  s->v += (row[1] + sh.accum_round) >> sh.accum;
+  s->d += (row[2] + sh.accum_round) >> sh.accum;
+}
+
 }  // namespace
 
-AdmDenSums adm_den_sums_scale123(AdmBands<const int32_t> ref, int w, int h, int scale) {
-  static constexpr uint32_t kShiftSq[3] = {31, 30, 31};
+AdmDenSums adm_den_sums_scale0(AdmBands<const int16_t> ref, int w, int h) {
   const AdmRect rc = adm_score_rect(w, h);
-  const Den123Shifts sh = den123_shifts(rc);
-  const uint32_t shift_sq = kShiftSq[scale - 1];
-  const uint64_t round_sq = uint64_t(1u << shift_sq);  // libvmaf adds 2^sq, not 2^(sq-1)
+  const int shift = den0_row_shift(rc);
   AdmDenSums s;
   for (int i = rc.top; i < rc.bottom; ++i) {
-    const int32_t* hb = ref.h + i * ref.stride;
-    const int32_t* vb = ref.v + i * ref.stride;
-    const int32_t* db = ref.d + i * ref.stride;
-    uint64_t ih = 0, iv = 0, id = 0;
-    for (int j = rc.left; j < rc.right; ++j) {
-      const uint64_t x = uint32_t(wrap_abs(hb[j]));
-      const uint64_t y = uint32_t(wrap_abs(vb[j]));
-      const uint64_t z = uint32_t(wrap_abs(db[j]));
-      ih += ((((x * x + round_sq) >> shift_sq) * x) + sh.cub_round) >> sh.cub;
-      iv += ((((y * y + round_sq) >> shift_sq) * y) + sh.cub_round) >> sh.cub;
-      id += ((((z * z + round_sq) >> shift_sq) * z) + sh.cub_round) >> sh.cub;
-    }
-    s.h += (ih + sh.accum_round) >> sh.accum;
-    s.v += (iv + sh.accum_round) >> sh.accum;
-    s.d += (id + sh.accum_round) >> sh.accum;
+    uint64_t row[3];
+    adm_den_row_scale0(row_of(ref, i), rc.left, rc.right, row);
+    add_den0_row(row, shift, &s);
+  }
+  return s;
+}
+
+AdmDenSums adm_den_sums_scale123(AdmBands<const int32_t> ref, int w, int h, int scale) {
+  const AdmRect rc = adm_score_rect(w, h);
+  const Den123Shifts sh = den123_shifts(rc);
+  AdmDenSums s;
+  for (int i = rc.top; i < rc.bottom; ++i) {
+    uint64_t row[3];
+    adm_den_row_scale123(row_of(ref, i), rc.left, rc.right, scale, int(sh.cub), row);
+    add_den123_row(row, sh, &s);
   }
   return s;
 }
@@ -844,6 +889,193 @@ AdmCmSums adm_cm_sums_scale123(AdmBands<const int32_t> x, AdmBands<const int32_t
   return s;
 }
 
+// ---- row functions of the pipeline --------------------------------------------------------------------------------
+
+void adm_csf_row_scale0(AdmRow<const int16_t> src, int left, int right, const uint16_t fixed[3], int32_t* flt_sum,
+                        int32_t* centre_sum) {
+  static constexpr int32_t kRound[3] = {16384, 16384, 65535};
+  static constexpr int kShift[3] = {15, 15, 17};
+  const int16_t* s_band[3] = {src.h, src.v, src.d};
+  for (int j = left; j < right; ++j) {
+    int32_t f = 0, c = 0;
+    for (int t = 0; t < 3; ++t) {
+      const int16_t cv = int16_t(wrap_add(wrap_mul(int32_t(fixed[t]), s_band[t][j]), kRound[t]) >> kShift[t]);
+      const int32_t mag = std::abs(int32_t(cv));
+      f = wrap_add(f, int16_t((kOneBy30Q17 * mag + 2048) >> 12));
+      c = wrap_add(c, int16_t((kOneBy15Q17 * mag + 2048) >> 12));
+    }
+    flt_sum[j] = f;
+    centre_sum[j] = c;
+  }
+}
+
+void adm_csf_row_scale123(AdmRow<const int32_t> src, int left, int right, const uint32_t fixed[3],
+                          int32_t* flt_sum, int32_t* centre_sum) {
+  const int32_t* s_band[3] = {src.h, src.v, src.d};
+  for (int j = left; j < right; ++j) {
+    int32_t f = 0, c = 0;
+    for (int t = 0; t < 3; ++t) {
+      const int32_t cv = int32_t((int64_t(fixed[t]) * s_band[t][j] + (int64_t(1) << 27)) >> 28);
+      const int32_t mag = wrap_abs(cv);
+      f = wrap_add(f, int32_t((kOneBy30Q32 * mag + kRound32) >> 32));
+      c = wrap_add(c, int32_t((kOneBy15Q32 * mag + kRound32) >> 32));
+    }
+    flt_sum[j] = f;
+    centre_sum[j] = c;
+  }
+}
+
+namespace {
+
+// The masking threshold at column j from the band-summed rows: the 3x3 sum with the centre replaced by the centre
+// term (every sum is int32 and wraps as adm_cm_sums_* do; the order of the terms does not change a wrapped sum).
+inline int32_t cm_row_threshold(const int32_t* const f[3], const int32_t* centre, int w, int j) {
+  const int l = j == 0 ? 1 : j - 1;
+  const int r = j == w - 1 ? w - 1 : j + 1;
+  int32_t thr = wrap_sub(centre[j], f[1][j]);
+  for (int k = 0; k < 3; ++k) thr = wrap_add(thr, wrap_add(wrap_add(f[k][l], f[k][j]), f[k][r]));
+  return thr;
+}
+
+}  // namespace
+
+void adm_cm_row_scale0(AdmRow<const int16_t> x, const int32_t* const flt_sum[3], const int32_t* centre_sum, int w,
+                       int left, int right, const uint16_t fixed[3], int cub_hv, int cub_d, int64_t sums[3]) {
+  const int32_t fh = fixed[0], fv = fixed[1], fd = fixed[2];
+  const int64_t rhv = half_pow2(uint32_t(cub_hv)), rd = half_pow2(uint32_t(cub_d));
+  int64_t ih = 0, iv = 0, id = 0;
+  for (int j = left; j < right; ++j) {
+    const int32_t thr = cm_row_threshold(flt_sum, centre_sum, w, j);
+    ih += cm_term(wrap_mul(x.h[j], fh), wrap_shl(thr, 10), 268435456, 29, rhv, cub_hv);
+    iv += cm_term(wrap_mul(x.v[j], fv), wrap_shl(thr, 10), 268435456, 29, rhv, cub_hv);
+    id += cm_term(wrap_mul(x.d[j], fd), wrap_shl(thr, 12), 536870912, 30, rd, cub_d);
+  }
+  sums[0] = ih;
+  sums[1] = iv;
+  sums[2] = id;
+}
+
+void adm_cm_row_scale123(AdmRow<const int32_t> x, const int32_t* const flt_sum[3], const int32_t* centre_sum,
+                         int w, int left, int right, const uint32_t fixed[3], int cub, int64_t sums[3]) {
+  const int64_t fh = fixed[0], fv = fixed[1], fd = fixed[2];
+  const int64_t round_x = int64_t(1) << 27;
+  const int64_t rc = half_pow2(uint32_t(cub));
+  int64_t ih = 0, iv = 0, id = 0;
+  for (int j = left; j < right; ++j) {
+    const int32_t thr = cm_row_threshold(flt_sum, centre_sum, w, j);
+    ih += cm_term(int32_t((x.h[j] * fh + round_x) >> 28), thr, 536870912, 30, rc, cub);
+    iv += cm_term(int32_t((x.v[j] * fv + round_x) >> 28), thr, 536870912, 30, rc, cub);
+    id += cm_term(int32_t((x.d[j] * fd + round_x) >> 28), thr, 536870912, 30, rc, cub);
+  }
+  sums[0] = ih;
+  sums[1] = iv;
+  sums[2] = id;
+}
+
+namespace {
+
+// Elements -1, n and n + 1 of a row of n >= 3 values: what the DWT's reflected taps read there.
+template <class T>
+void pad_row(T* row, int n) {
+  row[-1] = row[1];
+  row[n] = row[n - 1];
+  row[n + 1] = row[n - 2];
+}
+
+// The horizontal pass from padded rows (taps 2j - 1 .. 2j + 2 read in place).
+template <class Acc, class Tmp, class Out>
+void horizontal_padded(const Tmp* lo, const Tmp* hi, int ow, AdmRow<Out> out, Acc round, int shift) {
+  for (int j = 0; j < ow; ++j)
+    horizontal_one<Acc>(lo, hi, 2 * j - 1, 2 * j, 2 * j + 1, 2 * j + 2, j, out.a, out.v, out.h, out.d, round, shift);
+}
+
+template <class Loader, class MakeLoader>
+void dwt_row0_impl(const Plane& src, int i, MakeLoader make, int16_t* tmp, AdmRow<int16_t> out) {
+  const int w = int(src.w), h = int(src.h);
+  const int shift_vp = src.bpc;
+  const int32_t round_vp = int32_t(1) << (src.bpc - 1);
+  const uint32_t lo_offset = uint32_t(kLoSum) * uint32_t(round_vp);
+  int16_t* lo = tmp + 1;
+  int16_t* hi = tmp + w + 4;
+  const Loader s0 = make(adm_dwt_tap(i, 0, h));
+  const Loader s1 = make(adm_dwt_tap(i, 1, h));
+  const Loader s2 = make(adm_dwt_tap(i, 2, h));
+  const Loader s3 = make(adm_dwt_tap(i, 3, h));
+  for (int j = 0; j < w; ++j) {
+    const uint32_t u0 = s0[j], u1 = s1[j], u2 = s2[j], u3 = s3[j];
+    const int32_t l = int32_t(uint32_t(kLo[0]) * u0 + uint32_t(kLo[1]) * u1 + uint32_t(kLo[2]) * u2 +
+                              uint32_t(kLo[3]) * u3 - lo_offset);
+    const int32_t hh = int32_t(uint32_t(kHi[0]) * u0 + uint32_t(kHi[1]) * u1 + uint32_t(kHi[2]) * u2 +
+                               uint32_t(kHi[3]) * u3);
+    lo[j] = int16_t(wrap_add(l, round_vp) >> shift_vp);
+    hi[j] = int16_t(wrap_add(hh, round_vp) >> shift_vp);
+  }
+  pad_row(lo, w);
+  pad_row(hi, w);
+  horizontal_padded<int32_t>(lo, hi, (w + 1) / 2, out, 32768, 16);
+}
+
+template <bool kUnitStep>
+void dwt_row0_dispatch(const Plane& src, int i, int16_t* tmp, AdmRow<int16_t> out) {
+  if (src.bytes == 1) {
+    auto make = [&src](int y) { return Load8<kUnitStep>{src.row<uint8_t>(uint32_t(y)), src.step}; };
+    dwt_row0_impl<Load8<kUnitStep>>(src, i, make, tmp, out);
+  } else {
+    auto make = [&src](int y) { return Load16<kUnitStep>{src.row<uint16_t>(uint32_t(y)), src.step, src.shift}; };
+    dwt_row0_impl<Load16<kUnitStep>>(src, i, make, tmp, out);
+  }
+}
+
+template <class In>
+void dwt_row123_impl(const In* src, ptrdiff_t stride, int w, int h, int scale, int i, int32_t* tmp,
+                     AdmRow<int32_t> out) {
+  static constexpr int64_t kRoundVp[3] = {0, 32768, 32768};
+  static constexpr int kShiftVp[3] = {0, 16, 16};
+  static constexpr int64_t kRoundHp[3] = {16384, 32768, 16384};
+  static constexpr int kShiftHp[3] = {15, 16, 15};
+  const int64_t round_vp = kRoundVp[scale - 1];
+  const int shift_vp = kShiftVp[scale - 1];
+  int32_t* lo = tmp + 1;
+  int32_t* hi = tmp + w + 4;
+  const In* s0 = src + adm_dwt_tap(i, 0, h) * stride;
+  const In* s1 = src + adm_dwt_tap(i, 1, h) * stride;
+  const In* s2 = src + adm_dwt_tap(i, 2, h) * stride;
+  const In* s3 = src + adm_dwt_tap(i, 3, h) * stride;
+  for (int j = 0; j < w; ++j) {
+    const int64_t u0 = s0[j], u1 = s1[j], u2 = s2[j], u3 = s3[j];
+    const int64_t l = kLo[0] * u0 + kLo[1] * u1 + kLo[2] * u2 + kLo[3] * u3;
+    const int64_t hh = kHi[0] * u0 + kHi[1] * u1 + kHi[2] * u2 + kHi[3] * u3;
+    lo[j] = int32_t((l + round_vp) >> shift_vp);
+    hi[j] = int32_t((hh + round_vp) >> shift_vp);
+  }
+  pad_row(lo, w);
+  pad_row(hi, w);
+  horizontal_padded<int64_t>(lo, hi, (w + 1) / 2, out, kRoundHp[scale - 1], kShiftHp[scale - 1]);
+}
+
+}  // namespace
+
+void adm_dwt_row_scale0(const Plane& src, int i, int16_t* tmp, AdmRow<int16_t> out) {
+  if (src.step == 1)
+    dwt_row0_dispatch<true>(src, i, tmp, out);
+  else
+    dwt_row0_dispatch<false>(src, i, tmp, out);
+}
+
+void adm_dwt_row_scale1(const int16_t* src, ptrdiff_t stride, int w, int h, int i, int32_t* tmp,
+                        AdmRow<int32_t> out) {
+  dwt_row123_impl(src, stride, w, h, 1, i, tmp, out);
+}
+
+void adm_dwt_row_scale23(const int32_t* src, ptrdiff_t stride, int w, int h, int scale, int i, int32_t* tmp,
+                         AdmRow<int32_t> out) {
+  dwt_row123_impl(src, stride, w, h, scale, i, tmp, out);
+}
+
+const int32_t* adm_reciprocals() { return div_table() + 32768; }
+
+float adm_cos_1deg_sq() { return static_cast<float>(cos(1.0 * kPi / 180.0) * cos(1.0 * kPi / 180.0)); }
+
 float adm_cm_finish(const AdmCmSums& sums, int w, int h, int scale, double noise_weight) {
   const AdmRect rc = adm_score_rect(w, h);
   float fh, fv, fd;
@@ -992,25 +1224,35 @@ Status Adm::init(uint32_t w, uint32_t h, unsigned bpc, const AdmOptions& opt) {
   }
   adm_fixed_factors_scale0(rfactor_[0], opt, fixed0_);
 
-  ref16_.alloc(sw_[0], sh_[0], true);
-  dis16_.alloc(sw_[0], sh_[0], true);
-  r16_.alloc(sw_[0], sh_[0], false);
-  a16_.alloc(sw_[0], sh_[0], false);
-  csf16_.alloc(sw_[0], sh_[0], false);
-  flt16_.alloc(sw_[0], sh_[0], false);
-  ref32_.alloc(sw_[1], sh_[1], false);
-  dis32_.alloc(sw_[1], sh_[1], false);
-  r32_.alloc(sw_[1], sh_[1], false);
-  a32_.alloc(sw_[1], sh_[1], false);
-  csf32_.alloc(sw_[1], sh_[1], false);
-  flt32_.alloc(sw_[1], sh_[1], false);
-  for (int k = 0; k < 2; ++k) {
-    ref_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
-    dis_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
+  small_ = adm_small_axis(sw_[2]) || adm_small_axis(sh_[2]);
+  if (small_) {
+    ref16_.alloc(sw_[0], sh_[0], true);
+    dis16_.alloc(sw_[0], sh_[0], true);
+    r16_.alloc(sw_[0], sh_[0], false);
+    a16_.alloc(sw_[0], sh_[0], false);
+    csf16_.alloc(sw_[0], sh_[0], false);
+    flt16_.alloc(sw_[0], sh_[0], false);
+    ref32_.alloc(sw_[1], sh_[1], false);
+    dis32_.alloc(sw_[1], sh_[1], false);
+    r32_.alloc(sw_[1], sh_[1], false);
+    a32_.alloc(sw_[1], sh_[1], false);
+    csf32_.alloc(sw_[1], sh_[1], false);
+    flt32_.alloc(sw_[1], sh_[1], false);
+    for (int k = 0; k < 2; ++k) {
+      ref_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
+      dis_a32_[k].assign(size_t(sw_[1]) * sh_[1], 0);
+    }
+    tmp16_.assign(2 * size_t(w), 0);
+    tmp32_.assign(4 * size_t(sw_[0]), 0);
+    small_row_.assign(size_t(sw_[2]), 0);
+  } else {
+    for (int k = 0; k < 2; ++k) {
+      band_a0_[k].assign(size_t(sw_[0]) * sh_[0], 0);
+      band_a1_[k].assign(size_t(sw_[1]) * sh_[1], 0);
+      band_a2_[k].assign(size_t(sw_[2]) * sh_[2], 0);
+    }
+    rows_.alloc(int(w), sw_[0]);
   }
-  tmp16_.assign(2 * size_t(w), 0);
-  tmp32_.assign(4 * size_t(sw_[0]), 0);
-  small_row_.assign(size_t(sw_[2]), 0);
   ready_ = true;
   return Status::ok();
 }
@@ -1028,12 +1270,204 @@ Status check_plane(const Plane& p, uint32_t w, uint32_t h, unsigned bpc, const c
 
 }  // namespace
 
+namespace {
+
+// Rows of every buffer: the widest band row plus a margin on each side for vector loads that run past a row's end.
+constexpr int kRowPad = 64;
+
+}  // namespace
+
+void Adm::RowBuffers::alloc(int picture_w, int w0) {
+  const size_t row = size_t(w0) + 2 * kRowPad;
+  m16.assign(2 * (size_t(picture_w) + 3) + 2 * kRowPad + 20 * row, 0);
+  m32.assign(2 * (size_t(w0) + 3) + 2 * kRowPad + 30 * row, 0);
+  tmp16 = m16.data() + kRowPad;
+  tmp32 = m32.data() + kRowPad;
+  int16_t* p16 = m16.data() + 2 * (size_t(picture_w) + 3) + 2 * kRowPad + kRowPad;
+  int32_t* p32 = m32.data() + 2 * (size_t(w0) + 3) + 2 * kRowPad + kRowPad;
+  auto next16 = [&]() {
+    int16_t* r = p16;
+    p16 += row;
+    return r;
+  };
+  auto next32 = [&]() {
+    int32_t* r = p32;
+    p32 += row;
+    return r;
+  };
+  ref16 = {next16(), next16(), next16(), next16()};
+  dis16 = {next16(), next16(), next16(), next16()};
+  ref32 = {next32(), next32(), next32(), next32()};
+  dis32 = {next32(), next32(), next32(), next32()};
+  for (int k = 0; k < 2; ++k) {
+    r16[k] = {nullptr, next16(), next16(), next16()};
+    a16[k] = {nullptr, next16(), next16(), next16()};
+    r32[k] = {nullptr, next32(), next32(), next32()};
+    a32[k] = {nullptr, next32(), next32(), next32()};
+    centre_dlm[k] = next32();
+    centre_aim[k] = next32();
+  }
+  for (int k = 0; k < 3; ++k) {
+    flt_dlm[k] = next32();
+    flt_aim[k] = next32();
+  }
+}
+
+namespace {
+
+// One scale's rows [r0, r1) on band rows of type T (int16 at scale 0, int32 after). dwt(i, ref_row, dist_row)
+// writes DWT row i; the kernels are k's. Rows r0 - 1 and r1 are computed too (not their band a) where the masking
+// of rows r0 and r1 - 1 reads them.
+template <class T, class Dwt, class Den, class Decouple, class Csf, class Cm>
+void run_rows(int w, int h, int r0, int r1, bool bands, bool skip_aim, T* a_ref, T* a_dis, AdmRow<T> ref_row,
+              AdmRow<T> dis_row, AdmRow<T>* r_ring, AdmRow<T>* a_ring, int32_t* const flt_dlm[3],
+              int32_t* const flt_aim[3], int32_t* const centre_dlm[2], int32_t* const centre_aim[2], Dwt dwt,
+              Den den, Decouple decouple, Csf csf, Cm cm) {
+  const AdmRect sc = adm_score_rect(w, h), tp = adm_tap_rect(w, h);
+  const int first = std::max(r0 - 1, 0), last = std::min(r1 + 1, h);
+  // The masking of row q, once rows q - 1 (or 1 for q = 0), q and q + 1 (or q for the last) are done.
+  auto mask_row = [&](int q) {
+    if (!bands || q < r0 || q >= r1 || q < sc.top || q >= sc.bottom) return;
+    const int up = q == 0 ? 1 : q - 1;
+    const int dn = q == h - 1 ? h - 1 : q + 1;
+    const int32_t* fd[3] = {flt_dlm[up % 3], flt_dlm[q % 3], flt_dlm[dn % 3]};
+    cm(AdmRow<const T>(r_ring[q & 1]), fd, centre_dlm[q & 1], sc, false);
+    if (!skip_aim) {
+      const int32_t* fa[3] = {flt_aim[up % 3], flt_aim[q % 3], flt_aim[dn % 3]};
+      cm(AdmRow<const T>(a_ring[q & 1]), fa, centre_aim[q & 1], sc, true);
+    }
+  };
+  for (int i = first; i < last; ++i) {
+    const bool own = i >= r0 && i < r1;
+    const bool tap = bands && i >= tp.top && i < tp.bottom;
+    if (own || tap) {
+      AdmRow<T> ro = ref_row, dr = dis_row;
+      if (own && a_ref) {
+        ro.a = a_ref + ptrdiff_t(i) * w;
+        dr.a = a_dis + ptrdiff_t(i) * w;
+      }
+      dwt(i, ro, dr);
+      if (bands && own && i >= sc.top && i < sc.bottom) den(AdmRow<const T>(ro), sc);
+      if (tap) {
+        decouple(AdmRow<const T>(ro), AdmRow<const T>(dr), tp, r_ring[i & 1], a_ring[i & 1]);
+        csf(AdmRow<const T>(a_ring[i & 1]), tp, flt_dlm[i % 3], centre_dlm[i & 1]);
+        if (!skip_aim) csf(AdmRow<const T>(r_ring[i & 1]), tp, flt_aim[i % 3], centre_aim[i & 1]);
+      }
+    }
+    if (i > first) mask_row(i - 1);
+  }
+  if (last == h) mask_row(h - 1);
+}
+
+void add_cm0_row(const int64_t row[3], const Cm0Shifts& sh, AdmCmSums* s) {
+  s->h += (row[0] + sh.inner_round) >> sh.inner;
+  s->v += (row[1] + sh.inner_round) >> sh.inner;
+  s->d += (row[2] + sh.inner_round) >> sh.inner;
+}
+void add_cm123_row(const int64_t row[3], const Cm123Shifts& sh, AdmCmSums* s) {
+  s->h += (row[0] + sh.inner_round) >> sh.inner;
+  s->v += (row[1] + sh.inner_round) >> sh.inner;
+  s->d += (row[2] + sh.inner_round) >> sh.inner;
+}
+
+}  // namespace
+
+void Adm::run_part(int s, int r0, int r1, const Plane& ref, const Plane& dist, RowBuffers& b, PartSums* out) {
+  const AdmKernels& k = adm_kernels();
+  const int w = sw_[s], h = sh_[s];
+  const double gain = opt_.enhn_gain_limit;
+  if (s == 0) {
+    const Cm0Shifts cs = cm0_shifts(w, h);
+    const int den_shift = den0_row_shift(adm_score_rect(w, h));
+    auto dwt = [&](int i, AdmRow<int16_t> ro, AdmRow<int16_t> dr) {
+      k.dwt_row_scale0(ref, i, b.tmp16, ro);
+      k.dwt_row_scale0(dist, i, b.tmp16, dr);
+    };
+    auto den = [&](AdmRow<const int16_t> ro, const AdmRect& sc) {
+      uint64_t row[3];
+      k.den_row_scale0(ro, sc.left, sc.right, row);
+      add_den0_row(row, den_shift, &out->den);
+    };
+    auto decouple = [&](AdmRow<const int16_t> ro, AdmRow<const int16_t> dr, const AdmRect& tp, AdmRow<int16_t> r,
+                        AdmRow<int16_t> a) { k.decouple_row_scale0(ro, dr, tp.left, tp.right, gain, r, a); };
+    auto csf = [&](AdmRow<const int16_t> x, const AdmRect& tp, int32_t* f, int32_t* c) {
+      k.csf_row_scale0(x, tp.left, tp.right, fixed0_, f, c);
+    };
+    auto cm = [&](AdmRow<const int16_t> x, const int32_t* const f[3], const int32_t* c, const AdmRect& sc, bool aim) {
+      int64_t row[3];
+      k.cm_row_scale0(x, f, c, w, sc.left, sc.right, fixed0_, int(cs.hcub), int(cs.dcub), row);
+      add_cm0_row(row, cs, aim ? &out->aim : &out->dlm);
+    };
+    run_rows<int16_t>(w, h, r0, r1, !opt_.skip_scale0, opt_.skip_aim, band_a0_[0].data(), band_a0_[1].data(),
+                      b.ref16, b.dis16, b.r16, b.a16, b.flt_dlm,
+                                b.flt_aim, b.centre_dlm, b.centre_aim, dwt, den, decouple, csf, cm);
+    return;
+  }
+  const uint32_t* fixed = fixed_[s];
+  const Cm123Shifts cs = cm123_shifts(w, h);
+  const Den123Shifts ds = den123_shifts(adm_score_rect(w, h));
+  const int in_w = sw_[s - 1], in_h = sh_[s - 1];
+  auto dwt = [&](int i, AdmRow<int32_t> ro, AdmRow<int32_t> dr) {
+    if (s == 1) {
+      k.dwt_row_scale1(band_a0_[0].data(), in_w, in_w, in_h, i, b.tmp32, ro);
+      k.dwt_row_scale1(band_a0_[1].data(), in_w, in_w, in_h, i, b.tmp32, dr);
+    } else {
+      const std::vector<int32_t>* in = s == 2 ? band_a1_ : band_a2_;
+      k.dwt_row_scale23(in[0].data(), in_w, in_w, in_h, s, i, b.tmp32, ro);
+      k.dwt_row_scale23(in[1].data(), in_w, in_w, in_h, s, i, b.tmp32, dr);
+    }
+  };
+  auto den = [&](AdmRow<const int32_t> ro, const AdmRect& sc) {
+    uint64_t row[3];
+    k.den_row_scale123(ro, sc.left, sc.right, s, int(ds.cub), row);
+    add_den123_row(row, ds, &out->den);
+  };
+  auto decouple = [&](AdmRow<const int32_t> ro, AdmRow<const int32_t> dr, const AdmRect& tp, AdmRow<int32_t> r,
+                      AdmRow<int32_t> a) { k.decouple_row_scale123(ro, dr, tp.left, tp.right, gain, r, a); };
+  auto csf = [&](AdmRow<const int32_t> x, const AdmRect& tp, int32_t* f, int32_t* c) {
+    k.csf_row_scale123(x, tp.left, tp.right, fixed, f, c);
+  };
+  auto cm = [&](AdmRow<const int32_t> x, const int32_t* const f[3], const int32_t* c, const AdmRect& sc, bool aim) {
+    int64_t row[3];
+    k.cm_row_scale123(x, f, c, w, sc.left, sc.right, fixed, int(cs.cub), row);
+    add_cm123_row(row, cs, aim ? &out->aim : &out->dlm);
+  };
+  int32_t* a_ref = nullptr;
+  int32_t* a_dis = nullptr;
+  if (s < 3) {
+    std::vector<int32_t>* o = s == 1 ? band_a1_ : band_a2_;
+    a_ref = o[0].data();
+    a_dis = o[1].data();
+  }
+  run_rows<int32_t>(w, h, r0, r1, true, opt_.skip_aim, a_ref, a_dis, b.ref32, b.dis32, b.r32, b.a32,
+                              b.flt_dlm, b.flt_aim, b.centre_dlm, b.centre_aim, dwt, den, decouple, csf, cm);
+}
+
 Status Adm::compute(const Plane& ref, const Plane& dist, AdmScores* out) {
   if (!ready_) return {Errc::invalid_argument, "adm: compute before a successful init"};
   if (!out) return {Errc::invalid_argument, "adm: no output"};
   VMAFX_TRY(check_plane(ref, w_, h_, bpc_, "reference"));
   VMAFX_TRY(check_plane(dist, w_, h_, bpc_, "distorted"));
+  if (small_) return compute_planes(ref, dist, out);
 
+  float num[4] = {0, 0, 0, 0}, den[4] = {0, 0, 0, 0}, aim[4] = {0, 0, 0, 0};
+  for (int s = 0; s < 4; ++s) {
+    const int w = sw_[s], h = sh_[s];
+    PartSums p;
+    run_part(s, 0, h, ref, dist, rows_, &p);
+    if (s == 0 && opt_.skip_scale0) {
+      den[0] = 1e-10f;
+      continue;
+    }
+    den[s] = adm_den_finish(p.den, w, h, s, rfactor_[s], opt_.noise_weight);
+    num[s] = adm_cm_finish(p.dlm, w, h, s, opt_.noise_weight);
+    if (!opt_.skip_aim) aim[s] = adm_cm_finish(p.aim, w, h, s, 0.0);
+  }
+  *out = adm_combine(num, den, aim, w_, h_, opt_);
+  return Status::ok();
+}
+
+Status Adm::compute_planes(const Plane& ref, const Plane& dist, AdmScores* out) {
   float num[4] = {0, 0, 0, 0}, den[4] = {0, 0, 0, 0}, aim[4] = {0, 0, 0, 0};
 
   // Scale 0: int16 bands.

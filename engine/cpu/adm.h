@@ -233,12 +233,77 @@ AdmCmSums adm_cm_sums_scale123(AdmBands<const int32_t> x, AdmBands<const int32_t
 float adm_cm_finish(const AdmCmSums& sums, int w, int h, int scale, double noise_weight);
 
 // ---------------------------------------------------------------------------------------------------------------
+// Row functions: the same arithmetic one band row at a time, as Adm::compute runs it (and its SIMD versions,
+// simd/kernels.h, which tests/checkasm compares with these). Each gives, element for element, what the stage
+// function above gives for that row; test_cpu_adm checks that compute() equals the stages composed.
+
+// One row of each band (a, h, v, d); a may be null where a function has no use for it.
+template <class T>
+struct AdmRow {
+  T* a = nullptr;
+  T* h = nullptr;
+  T* v = nullptr;
+  T* d = nullptr;
+
+  AdmRow() = default;
+  AdmRow(T* a_, T* h_, T* v_, T* d_) : a(a_), h(h_), v(v_), d(d_) {}
+  template <class U, class = std::enable_if_t<std::is_same_v<const U, T> && !std::is_same_v<U, T>>>
+  AdmRow(const AdmRow<U>& o) : a(o.a), h(o.h), v(o.v), d(o.d) {}
+};
+
+// DWT output row i (all four bands, (w + 1) / 2 values each) of the picture (scale 0: tmp holds 2 * (src.w + 3)
+// int16), of libvmaf's int16 scale-0 band a (scale 1) or of an int32 band a (scales 2, 3; tmp: 2 * (w + 3) int32).
+// Inputs of at least 5 samples on each axis (the small scale-3 inputs have their own function).
+void adm_dwt_row_scale0(const Plane& src, int i, int16_t* tmp, AdmRow<int16_t> out);
+void adm_dwt_row_scale1(const int16_t* src, ptrdiff_t stride, int w, int h, int i, int32_t* tmp,
+                        AdmRow<int32_t> out);
+void adm_dwt_row_scale23(const int32_t* src, ptrdiff_t stride, int w, int h, int scale, int i, int32_t* tmp,
+                         AdmRow<int32_t> out);
+
+// Decouple of columns [left, right) of one row (bands h, v, d).
+void adm_decouple_row_scale0(AdmRow<const int16_t> ref, AdmRow<const int16_t> dist, int left, int right,
+                             double enhn_gain_limit, AdmRow<int16_t> r, AdmRow<int16_t> a);
+void adm_decouple_row_scale123(AdmRow<const int32_t> ref, AdmRow<const int32_t> dist, int left, int right,
+                               double enhn_gain_limit, AdmRow<int32_t> r, AdmRow<int32_t> a);
+
+// The denominator's sums of columns [left, right) of one row, before the row's rounding shift: sums[t] for h, v, d.
+// Scale 0: sum of |x|^3. Scales 1..3: sum of ((((|x|^2 + 2^sq) >> sq) * |x|) + 2^(cub-1)) >> cub (adm_den_sums_scale123).
+void adm_den_row_scale0(AdmRow<const int16_t> ref, int left, int right, uint64_t sums[3]);
+void adm_den_row_scale123(AdmRow<const int32_t> ref, int left, int right, int scale, int cub, uint64_t sums[3]);
+
+// The CSF of columns [left, right) of one row, reduced to what the masking reads: flt_sum[j] = the masking-filter
+// inputs of h, v and d added (int32, wrapping), centre_sum[j] = their three centre terms added (the csf value's
+// |c| / 15 in the masking filter's scale, see adm_cm_sums_*). The masking threshold is a 3x3 sum over the bands, so
+// these two rows carry all of it.
+void adm_csf_row_scale0(AdmRow<const int16_t> src, int left, int right, const uint16_t fixed[3], int32_t* flt_sum,
+                        int32_t* centre_sum);
+void adm_csf_row_scale123(AdmRow<const int32_t> src, int left, int right, const uint32_t fixed[3],
+                          int32_t* flt_sum, int32_t* centre_sum);
+
+// The masking sums of columns [left, right) of one row of a w-wide band, before the row's rounding shift: x is the
+// row of r or a, flt_sum[0..2] the rows above, at and below (already mirrored: row -1 is row 1, row h row h - 1) and
+// centre_sum the row itself of the csf of the other; columns -1 and w read 1 and w - 1. cub: the per-sample shifts
+// (scale 0: ceil(log2(w) - 4) for h and v, ceil(log2(w) - 3) for d; scales 1..3: ceil(log2(w))).
+void adm_cm_row_scale0(AdmRow<const int16_t> x, const int32_t* const flt_sum[3], const int32_t* centre_sum, int w,
+                       int left, int right, const uint16_t fixed[3], int cub_hv, int cub_d, int64_t sums[3]);
+void adm_cm_row_scale123(AdmRow<const int32_t> x, const int32_t* const flt_sum[3], const int32_t* centre_sum,
+                         int w, int left, int right, const uint32_t fixed[3], int cub, int64_t sums[3]);
+
+// libvmaf's reciprocal table from the middle: entry m (0..32768) is 2^30 / m, entry 0 is 0 (the decouple's k).
+const int32_t* adm_reciprocals();
+// The angle test's float cos^2(1 degree), as libvmaf computes it.
+float adm_cos_1deg_sq();
+
+// ---------------------------------------------------------------------------------------------------------------
 // Stage 6: the scores from the per-scale numerators (DLM and AIM) and denominators of a width x height picture.
 AdmScores adm_combine(const float num[4], const float den[4], const float aim_num[4], uint32_t width,
                       uint32_t height, const AdmOptions& opt);
 
 // ---------------------------------------------------------------------------------------------------------------
-// The extractor: one object per thread; init allocates every buffer once, compute allocates nothing.
+// The extractor: one object per thread; init allocates every buffer once, compute allocates nothing. compute runs the
+// row functions (the SIMD ones of simd_level()) band row by band row, so it holds band a of scales 0..2 and a few
+// rows, not whole bands: about 2.6 bytes per picture sample (pictures of 17..32 samples on an axis use the stage
+// functions on whole bands).
 class Adm {
  public:
   // Smallest picture: 17 x 17, libvmaf's smallest (below, it crashes); from 17 to 32 on an axis see
@@ -257,16 +322,46 @@ class Adm {
     AdmBands<T> bands;
     void alloc(int w, int h, bool with_a);
   };
+  // The rows one pass over a range of band rows needs (RowPart in adm.cpp): DWT scratch, the DWT's output row of
+  // each picture, decouple outputs and the CSF's band sums in rings (the masking of row i reads rows i - 1 .. i + 1).
+  struct RowBuffers {
+    std::vector<int16_t> m16;
+    std::vector<int32_t> m32;
+    int16_t* tmp16 = nullptr;
+    int32_t* tmp32 = nullptr;
+    AdmRow<int16_t> ref16, dis16, r16[2], a16[2];
+    AdmRow<int32_t> ref32, dis32, r32[2], a32[2];
+    int32_t* flt_dlm[3] = {};  // band sums of the CSF of a (the DLM's masking), ring of 3 rows
+    int32_t* flt_aim[3] = {};  // of r (the AIM's masking)
+    int32_t* centre_dlm[2] = {};
+    int32_t* centre_aim[2] = {};
+    void alloc(int picture_w, int w0);
+  };
+  struct PartSums {
+    AdmDenSums den;
+    AdmCmSums dlm, aim;
+  };
+
+  Status compute_planes(const Plane& ref, const Plane& dist, AdmScores* out);
+  // Rows [r0, r1) of scale s (their denominator and masking sums, band a for the next scale) with buffers b.
+  void run_part(int s, int r0, int r1, const Plane& ref, const Plane& dist, RowBuffers& b, PartSums* out);
 
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 0;
   AdmOptions opt_;
   bool ready_ = false;
+  bool small_ = false;  // 17..32 samples on an axis: whole bands (see adm_small_axis)
   int sw_[4] = {}, sh_[4] = {};  // band size of each scale
   float rfactor_[4][3] = {};
   uint16_t fixed0_[3] = {};
   uint32_t fixed_[4][3] = {};
 
+  // Row path: band a of scales 0..2 (ref, dist), the next scale's input; one set of row buffers.
+  std::vector<int16_t> band_a0_[2];
+  std::vector<int32_t> band_a1_[2], band_a2_[2];
+  RowBuffers rows_;
+
+  // Whole-band path (small pictures only).
   BandSet<int16_t> ref16_, dis16_, r16_, a16_, csf16_, flt16_;
   BandSet<int32_t> ref32_, dis32_, r32_, a32_, csf32_, flt32_;
   std::vector<int32_t> ref_a32_[2], dis_a32_[2];  // band a of scales 1..3, alternating

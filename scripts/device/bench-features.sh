@@ -24,6 +24,12 @@ one() {  # label frames cmd...
   t0=$(date +%s.%N)
   out=$("$@" 2>&1 | grep -E "^(vmaf|VMAF|.*vmaf_v1|.*: [0-9])" | tail -n 1)
   t1=$(date +%s.%N)
+  # libvmaf's vmaf prints nothing when stdout is not a terminal: its pooled scores come from its JSON log.
+  if [ -z "$out" ] && [ -f /tmp/libvmaf-bench.json ]; then
+    out=$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["pooled_metrics"]
+print(" ".join("%s: %.6f" % (k, v["mean"]) for k, v in p.items() if k.startswith("vmaf") or "ssim" in k))' /tmp/libvmaf-bench.json)
+    rm -f /tmp/libvmaf-bench.json
+  fi
   python3 -c "import sys; w=float(sys.argv[2])-float(sys.argv[1]); print(f'{sys.argv[3]:60s} {w:7.3f} s {int(sys.argv[4])/w:8.1f} fps  {sys.argv[5]}')" \
     "$t0" "$t1" "$label" "$frames" "$out"
 }
@@ -44,10 +50,10 @@ for size in 1080 4k; do
   one "$size vmaf_v1.0.16_3d0h, cpu 16 threads" $n $R/tools/vmafx-score "${a[@]}" --backend cpu --threads 16 \
     --model version=vmaf_v1.0.16_3d0h
   if [ -x "$LIBVMAF" ]; then
-    one "$size default model, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16
-    one "$size default + psnr ssim ms_ssim, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 \
+    one "$size default model, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 --json -o /tmp/libvmaf-bench.json
+    one "$size default + psnr ssim ms_ssim, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 --json -o /tmp/libvmaf-bench.json \
       --feature psnr --feature float_ssim --feature float_ms_ssim
-    one "$size vmaf_v1.0.16_3d0h, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 \
+    one "$size vmaf_v1.0.16_3d0h, libvmaf cpu 16 threads" $n $LIBVMAF "${a[@]}" --threads 16 --json -o /tmp/libvmaf-bench.json \
       --model path=$R/bench/vmaf_v1.0.16_3d0h.json
   fi
 done

@@ -4,6 +4,7 @@
 
 namespace vmafx::checkasm {
 void register_cpu_kernels(Registry& reg);
+void register_adm_kernels(Registry& reg);
 int check_cpu_selection();
 }
 
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   const int selection_failures = o.list ? 0 : vmafx::checkasm::check_cpu_selection();
   vmafx::checkasm::Registry reg;
   vmafx::checkasm::register_cpu_kernels(reg);
+  vmafx::checkasm::register_adm_kernels(reg);
   const int rc = vmafx::checkasm::run_all(reg, o);
   return selection_failures ? 1 : rc;
 }

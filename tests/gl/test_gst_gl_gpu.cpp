@@ -7,7 +7,8 @@
 //   - gltestsrc RGBA textures (distorted: a down- and up-scaled copy) zero-copy score exactly as the same textures
 //     downloaded and scored on the CPU (only -base and GL elements: the GPU machine's runtime has no -good);
 //   - the registration cache: one registration per pooled texture, the hit rate printed;
-//   - ssim=true (a CPU feature reading host memory) makes the frames go through the download, with that reason;
+//   - float_adm with adm_p_norm=2.5 (that option has no GPU version: a CPU feature reading host memory) makes the
+//     frames go through the download, with that reason;
 //   - glupload's raw upload (GL memory wrapping system memory, GStreamer's own allocation, no element): the texture
 //     read through the interop holds the frame only after a GL map (GST_MAP_GL) whose upload raised no GL error;
 //     what it holds before is printed (the cause of the wrong zero-copy scores of GPU batch 3). The element reads
@@ -328,12 +329,12 @@ TEST(GstGlGpu, CpuFeaturesReadingHostMemoryMakeTheFramesDownloadWithThatReason) 
   GPU_GL_OR_SKIP(g);
   const std::string src = "videotestsrc num-buffers=5 ! video/x-raw,format=I420,width=320,height=240,framerate=25/1";
   GlRun r = run_gl_pipeline(src + " ! glupload ! v.ref_sink " + src + " ! glupload ! v.dist_sink vmafxhip name=v " +
-                                "backend=hip ssim=true ! fakesink",
+                                "backend=hip features=\"float_adm=adm_p_norm=2.5\" ! fakesink",
                             with_display(g.display));
   ASSERT_TRUE(r.eos) << r.describe();
   std::printf("gl-stats %s\n", stats_string(r).c_str());
   EXPECT_FALSE(field_bool(r.gl_stats.get(), "dist-zero-copy"));
-  EXPECT_NE(field_string(r.gl_stats.get(), "dist-path").find("ssim"), std::string::npos);
+  EXPECT_NE(field_string(r.gl_stats.get(), "dist-path").find("float_adm"), std::string::npos);
   EXPECT_EQ(r.frames_copied, 10u);
   bool warned = false;
   for (const Message& m : r.warnings) warned = warned || m.debug.find("GL frames are downloaded") != std::string::npos;

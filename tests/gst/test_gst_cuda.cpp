@@ -11,6 +11,9 @@
 //     the element adopts the first it meets (the engine runs on it) and copies the other stream device to device,
 //     scores unchanged, copies counted; with allow-copy=false the second context is an error naming both contexts;
 //   - backend=cpu: the frames are downloaded (counted), scores unchanged; with allow-copy=false an error naming why.
+//   - a feature the GPU has no implementation of for its options (float_adm with adm_p_norm 2.5) runs on the CPU
+//     beside the GPU: the CUDA frames are downloaded with a warning naming it, scores unchanged; allow-copy=false an
+//     error naming it. SSIM and MS-SSIM run on the GPU: with them the frames are still read in place.
 // Skips (exit 77) without a GPU, without nvh264dec or without the streams.
 #include <dlfcn.h>
 #include <gst/gst.h>
@@ -239,6 +242,39 @@ TEST(GstCuda, CpuBackendDownloadsCudaFrames) {
   const std::vector<BusMessage> errs = strict.r.element_errors();
   ASSERT_FALSE(errs.empty());
   EXPECT_TRUE(contains(errs[0].text + errs[0].debug, "the scorer runs on the CPU")) << errs[0].debug;
+}
+
+TEST(GstCuda, OnlyFeaturesWithoutAGpuImplementationMakeTheFramesDownload) {
+  const std::string ref = nvdec_dir() + "/" + kRef, dist = nvdec_dir() + "/" + kDist;
+  const std::string skip = nvdec_ready({ref, dist});
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  // SSIM and MS-SSIM have GPU implementations: read in place, nothing copied.
+  const NvRun ssim = run_nv(ref, dist, false, "backend=hip allow-copy=false ssim=true ms-ssim=true");
+  ASSERT_TRUE(ssim.r.eos) << ssim.r.describe_errors();
+  EXPECT_EQ(ssim.frames_copied, 0u);
+  EXPECT_EQ(stat_of(ssim.stats, "in-place"), 2 * guint64(ssim.r.frames.size())) << ssim.stats;
+  // float_adm with adm_p_norm other than 3 runs on the CPU beside the GPU: the frames are downloaded, said once.
+  const std::string cpu_feature = "backend=hip features=\"float_adm=adm_p_norm=2.5\"";
+  const NvRun sys = run_nv(ref, dist, true, cpu_feature);
+  const NvRun down = run_nv(ref, dist, false, cpu_feature);
+  ASSERT_TRUE(sys.r.eos) << sys.r.describe_errors();
+  ASSERT_TRUE(down.r.eos) << down.r.describe_errors();
+  expect_identical(sys.r, down.r, "float_adm (CPU) beside the GPU: CUDA frames downloaded vs system memory");
+  const guint64 n = down.r.frames.size();
+  EXPECT_EQ(stat_of(down.stats, "host-copies"), 2 * n) << down.stats;
+  EXPECT_EQ(stat_of(down.stats, "dist-host-copies"), n) << down.stats;
+  EXPECT_EQ(down.frames_copied, 2 * n);
+  size_t warned = 0;
+  for (const auto& w : down.r.warnings)
+    if (contains(w.text, "CUDA frames are downloaded into system memory") && contains(w.text, "float_adm")) warned++;
+  EXPECT_EQ(warned, 1u) << down.stats;
+  const NvRun strict = run_nv(ref, dist, false, cpu_feature + " allow-copy=false");
+  EXPECT_FALSE(strict.r.eos);
+  const std::vector<BusMessage> errs = strict.r.element_errors();
+  ASSERT_FALSE(errs.empty()) << "a download with allow-copy=false must fail";
+  EXPECT_TRUE(contains(errs[0].text + errs[0].debug, "float_adm")) << errs[0].debug;
+  std::printf("float_adm on the CPU: %" G_GUINT64_FORMAT " frames downloaded; %s\n", down.frames_copied,
+              down.stats.c_str());
 }
 
 }  // namespace

@@ -156,6 +156,7 @@ struct CudaRun {
   RunResult r;
   guint64 frames_copied = 0;
   std::string stats;  // cuda-stats, serialised
+  bool gl_stats = false;  // gl-stats was not null (it must not report CUDA input)
 };
 
 // Reference from the clip in system memory (I420); distorted as stand-in CUDA NV12 (cuda) or system I420.
@@ -186,12 +187,17 @@ CudaRun run(const Pair& p, const PairClips& clips, bool cuda, const std::string&
   opt.on_frame = [&](GstElement* pipeline, const GstStructure*) {
     GstElement* v = gst_bin_get_by_name(GST_BIN(pipeline), "v");
     GstStructure* st = nullptr;
-    g_object_get(v, "frames-copied", &out.frames_copied, "cuda-stats", &st, nullptr);
+    GstStructure* gl = nullptr;
+    g_object_get(v, "frames-copied", &out.frames_copied, "cuda-stats", &st, "gl-stats", &gl, nullptr);
     if (st) {
       gchar* s = gst_structure_to_string(st);
       out.stats = s;
       g_free(s);
       gst_structure_free(st);
+    }
+    if (gl) {
+      out.gl_stats = true;
+      gst_structure_free(gl);
     }
     gst_object_unref(v);
   };
@@ -243,6 +249,13 @@ TEST(GstCudaCaps, CpuScorerDownloadsCudaFramesAndScoresAsSystemMemory) {
   ASSERT_TRUE(st) << "cuda-stats: " << cuda.stats;
   EXPECT_EQ(get_uint64(st, "host-copies"), guint64(clips.ref.frames())) << cuda.stats;
   EXPECT_EQ(get_uint64(st, "in-place"), 0u) << cuda.stats;
+  // Per pad: the distorted pad read every CUDA frame; the reference pad is in system memory (no ref-* fields).
+  EXPECT_STREQ(gst_structure_get_name(st), "cuda-stats");
+  EXPECT_EQ(get_uint64(st, "dist-frames"), guint64(clips.ref.frames())) << cuda.stats;
+  EXPECT_EQ(get_uint64(st, "dist-host-copies"), guint64(clips.ref.frames())) << cuda.stats;
+  EXPECT_FALSE(gst_structure_has_field(st, "ref-frames")) << cuda.stats;
+  EXPECT_FALSE(cuda.gl_stats) << "gl-stats reports GL input only";
+  EXPECT_TRUE(sys.stats.empty()) << "system memory has no cuda-stats: " << sys.stats;
   const char* path = gst_structure_get_string(st, "path");
   EXPECT_TRUE(path && contains(path, "download: the scorer runs on the CPU")) << cuda.stats;
   gst_structure_free(st);
@@ -269,29 +282,32 @@ TEST(GstCudaCaps, ContextQueriesWithoutADeviceAreNotAnswered) {
   if (!gst_ready(&why)) GTEST_SKIP() << why;
   GstElement* v = gst_element_factory_make("vmafxhip", nullptr);
   ASSERT_TRUE(v);
-  GstPad* sink = gst_element_get_static_pad(v, "dist_sink");
-  for (const char* backend : {"cpu", "auto"}) {
-    gst_util_set_object_arg(G_OBJECT(v), "backend", backend);
-    GstQuery* q = gst_query_new_context("gst.cuda.context");
-    const gboolean answered = gst_pad_query(sink, q);
-    GstContext* ctx = nullptr;
-    gst_query_parse_context(q, &ctx);
-    if (std::string(backend) == "cpu" || !answered) {
-      EXPECT_FALSE(answered) << "backend=" << backend;
-      EXPECT_EQ(ctx, nullptr);
-    } else {
-      // A machine with an NVIDIA GPU and GStreamer's CUDA library answers with the engine's context.
-      EXPECT_NE(ctx, nullptr);
+  for (const char* pad_name : {"dist_sink", "ref_sink", "src"}) {
+    GstPad* pad = gst_element_get_static_pad(v, pad_name);
+    for (const char* backend : {"cpu", "auto"}) {
+      gst_util_set_object_arg(G_OBJECT(v), "backend", backend);
+      GstQuery* q = gst_query_new_context("gst.cuda.context");
+      const gboolean answered = gst_pad_query(pad, q);
+      GstContext* ctx = nullptr;
+      gst_query_parse_context(q, &ctx);
+      if (std::string(backend) == "cpu" || !answered) {
+        EXPECT_FALSE(answered) << pad_name << ", backend=" << backend;
+        EXPECT_EQ(ctx, nullptr);
+      } else {
+        // A machine with an NVIDIA GPU and GStreamer's CUDA library answers with the engine's context.
+        EXPECT_NE(ctx, nullptr);
+      }
+      std::printf("%s, backend=%s: CUDA context query %s\n", pad_name, backend,
+                  answered ? "answered" : "not answered");
+      gst_query_unref(q);
     }
-    std::printf("backend=%s: CUDA context query %s\n", backend, answered ? "answered" : "not answered");
-    gst_query_unref(q);
+    gst_object_unref(pad);
   }
   // A gst.cuda.context without a GstCudaContext in it (an application's mistake) is ignored.
   GstContext* bogus = gst_context_new("gst.cuda.context", TRUE);
   gst_structure_set(gst_context_writable_structure(bogus), "cuda-device-id", G_TYPE_UINT, 0u, nullptr);
   gst_element_set_context(v, bogus);
   gst_context_unref(bogus);
-  gst_object_unref(sink);
   gst_object_unref(v);
 }
 

@@ -16,6 +16,10 @@ const MotionKernels kScalarMotion = {motion_blur_diff_row, motion_row_sad};
 const PsnrKernels kScalarPsnr = {psnr_plane_sse_scalar};
 const SsimKernels kScalarSsim = {plane_to_float_scalar, decimate_scalar, ssim_gaussian_valid_scalar,
                                  ssim_moments_scalar, ssim_pool_scalar};
+const AdmKernels kScalarAdm = {adm_dwt_row_scale0,      adm_dwt_row_scale1,        adm_dwt_row_scale23,
+                               adm_decouple_row_scale0, adm_decouple_row_scale123, adm_den_row_scale0,
+                               adm_den_row_scale123,    adm_csf_row_scale0,        adm_csf_row_scale123,
+                               adm_cm_row_scale0,       adm_cm_row_scale123};
 
 template <class T>
 const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512, const T* neon) {
@@ -65,6 +69,11 @@ const SsimKernels* ssim_kernels_for(SimdLevel level) {
                            VMAFX_NEON_TABLE(kSsim));
 }
 
+const AdmKernels* adm_kernels_for(SimdLevel level) {
+  return pick<AdmKernels>(level, &kScalarAdm, VMAFX_AVX2_TABLE(kAdm), VMAFX_AVX512_TABLE(kAdm),
+                          VMAFX_NEON_TABLE(kAdm));
+}
+
 const VifKernels& vif_kernels() {
   const VifKernels* k = vif_kernels_for(simd_level());
   return k ? *k : kScalarVif;
@@ -76,6 +85,11 @@ const MotionKernels& motion_kernels() {
 const PsnrKernels& psnr_kernels() {
   const PsnrKernels* k = psnr_kernels_for(simd_level());
   return k ? *k : kScalarPsnr;
+}
+
+const AdmKernels& adm_kernels() {
+  const AdmKernels* k = adm_kernels_for(simd_level());
+  return k ? *k : kScalarAdm;
 }
 
 const SsimKernels& ssim_kernels() {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Tables of the CPU features' hot loops, one per instruction set. Every entry has the signature and the exact result
-// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h): the scalar one is the oracle, tests/checkasm
+// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h): the scalar one is the oracle, tests/checkasm
 // compares them on edge-biased inputs. An implementation may hand inputs it does not vectorise (tiny rows, chroma
 // interleaved with a step of 2, mixed byte widths, 16-bit samples where 32-bit lanes would overflow) to the scalar
 // function; the result is the same either way.
@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cpu/adm.h"
 #include "cpu/motion.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
@@ -44,18 +45,35 @@ struct SsimKernels {
   decltype(&ssim_pool_scalar) pool;
 };
 
+// Integer ADM's row functions (adm.h, "Row functions").
+struct AdmKernels {
+  decltype(&adm_dwt_row_scale0) dwt_row_scale0;
+  decltype(&adm_dwt_row_scale1) dwt_row_scale1;
+  decltype(&adm_dwt_row_scale23) dwt_row_scale23;
+  decltype(&adm_decouple_row_scale0) decouple_row_scale0;
+  decltype(&adm_decouple_row_scale123) decouple_row_scale123;
+  decltype(&adm_den_row_scale0) den_row_scale0;
+  decltype(&adm_den_row_scale123) den_row_scale123;
+  decltype(&adm_csf_row_scale0) csf_row_scale0;
+  decltype(&adm_csf_row_scale123) csf_row_scale123;
+  decltype(&adm_cm_row_scale0) cm_row_scale0;
+  decltype(&adm_cm_row_scale123) cm_row_scale123;
+};
+
 // The table of one level; nullptr when this build or this CPU lacks it. kernels_for(SimdLevel::scalar) is the
 // scalar functions themselves.
 const VifKernels* vif_kernels_for(SimdLevel level);
 const MotionKernels* motion_kernels_for(SimdLevel level);
 const PsnrKernels* psnr_kernels_for(SimdLevel level);
 const SsimKernels* ssim_kernels_for(SimdLevel level);
+const AdmKernels* adm_kernels_for(SimdLevel level);
 
 // The table of simd_level() (never nullptr).
 const VifKernels& vif_kernels();
 const MotionKernels& motion_kernels();
 const PsnrKernels& psnr_kernels();
 const SsimKernels& ssim_kernels();
+const AdmKernels& adm_kernels();
 
 // Per instruction set, defined in the files compiled for it (simd/x86_avx2.cpp, ...); only called when supported.
 namespace avx2 {
@@ -63,18 +81,21 @@ extern const VifKernels kVif;
 extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
+extern const AdmKernels kAdm;
 }  // namespace avx2
 namespace avx512 {
 extern const VifKernels kVif;
 extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
+extern const AdmKernels kAdm;
 }  // namespace avx512
 namespace neon {
 extern const VifKernels kVif;
 extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
+extern const AdmKernels kAdm;
 }  // namespace neon
 
 }  // namespace vmafx::cpu

@@ -156,4 +156,28 @@ struct Isa {
     const float v[4] = {p[0], p[stride], p[2 * stride], p[3 * stride]};
     return vld1q_f32(v);
   }
+
+  // ---- for ADM ----
+  template <int n> static V slli(V a) { return vshlq_n_u32(a, n); }
+  static V load_i16(const int16_t* p) { return vreinterpretq_u32_s32(vmovl_s16(vld1_s16(p))); }
+  static V gather_i32(const int32_t* table, V idx) {
+    int32_t i[4], r[4];  // signed indices, as vpgatherdd's
+    vst1q_s32(i, vreinterpretq_s32_u32(idx));
+    for (int k = 0; k < 4; ++k) r[k] = table[i[k]];
+    return vreinterpretq_u32_s32(vld1q_s32(r));
+  }
+  static V min_i32(V a, V b) { return vreinterpretq_u32_s32(vminq_s32(vreinterpretq_s32_u32(a), vreinterpretq_s32_u32(b))); }
+  static V cmpeq_i32(V a, V b) { return vceqq_u32(a, b); }
+  static V sra64(V a, int n) {
+    return vreinterpretq_u32_s64(vshlq_s64(vreinterpretq_s64_u32(a), vdupq_n_s64(-int64_t(n))));
+  }
+  static D maxd(D a, D b) { return vbslq_f64(vcgtq_f64(a, b), a, b); }  // maxpd: b when either is NaN
+  static V cmpgt64(V a, V b) {
+    return vreinterpretq_u32_u64(vcgtq_s64(vreinterpretq_s64_u32(a), vreinterpretq_s64_u32(b)));
+  }
+  static D cvt_i64_d_small(V a) { return vcvtq_f64_s64(vreinterpretq_s64_u32(a)); }
+  static V cmpged64(D a, D b) { return vreinterpretq_u32_u64(vcgeq_f64(a, b)); }
+  static V cmpged(D alo, D blo, D ahi, D bhi) {
+    return vcombine_u32(vmovn_u64(vcgeq_f64(alo, blo)), vmovn_u64(vcgeq_f64(ahi, bhi)));
+  }
 };

@@ -145,6 +145,25 @@ struct Isa {
                                      _mm512_set1_epi32(stride));
     return _mm512_i32gather_ps(idx, p, 4);
   }
+
+  // ---- for ADM ----
+  template <int n> static V slli(V a) { return _mm512_slli_epi32(a, n); }
+  static V load_i16(const int16_t* p) { return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i*)p)); }
+  static V gather_i32(const int32_t* table, V idx) { return _mm512_i32gather_epi32(idx, (const void*)table, 4); }
+  static V min_i32(V a, V b) { return _mm512_min_epi32(a, b); }
+  static V cmpeq_i32(V a, V b) { return _mm512_movm_epi32(_mm512_cmpeq_epi32_mask(a, b)); }
+  static V sra64(V a, int n) { return _mm512_sra_epi64(a, _mm_cvtsi32_si128(n)); }
+  static D maxd(D a, D b) { return _mm512_max_pd(a, b); }  // a > b ? a : b
+  static V cmpgt64(V a, V b) { return _mm512_movm_epi64(_mm512_cmpgt_epi64_mask(a, b)); }
+  // int64 lanes |x| < 2^51 to double (exact).
+  static D cvt_i64_d_small(V a) { return _mm512_cvtepi64_pd(a); }
+  // a >= b (ordered) of each double, as an all-ones 64-bit lane.
+  static V cmpged64(D a, D b) { return _mm512_movm_epi64(_mm512_cmp_pd_mask(a, b, _CMP_GE_OQ)); }
+  // a >= b (ordered) of the N doubles alo:ahi against blo:bhi, as all-ones 32-bit lanes.
+  static V cmpged(D alo, D blo, D ahi, D bhi) {
+    const __mmask16 m = __mmask16(_mm512_cmp_pd_mask(alo, blo, _CMP_GE_OQ) | (_mm512_cmp_pd_mask(ahi, bhi, _CMP_GE_OQ) << 8));
+    return _mm512_movm_epi32(m);
+  }
 };
 
 #elif defined(VMAFX_SIMD_AVX2)
@@ -289,6 +308,30 @@ struct Isa {
     }
     const V idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(stride));
     return _mm256_i32gather_ps(p, idx, 4);
+  }
+
+  // ---- for ADM ----
+  template <int n> static V slli(V a) { return _mm256_slli_epi32(a, n); }
+  static V load_i16(const int16_t* p) { return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i*)p)); }
+  static V gather_i32(const int32_t* table, V idx) { return _mm256_i32gather_epi32((const int*)table, idx, 4); }
+  static V min_i32(V a, V b) { return _mm256_min_epi32(a, b); }
+  static V cmpeq_i32(V a, V b) { return _mm256_cmpeq_epi32(a, b); }
+  // No vpsraq before AVX-512: the logical shift of x ^ sign, then ^ sign again.
+  static V sra64(V a, int n) {
+    const V s = _mm256_shuffle_epi32(_mm256_srai_epi32(a, 31), 0xF5);
+    return _mm256_xor_si256(_mm256_srl_epi64(_mm256_xor_si256(a, s), _mm_cvtsi32_si128(n)), s);
+  }
+  static D maxd(D a, D b) { return _mm256_max_pd(a, b); }
+  static V cmpgt64(V a, V b) { return _mm256_cmpgt_epi64(a, b); }
+  // No vcvtqq2pd before AVX-512: x + 1.5 * 2^52 in the mantissa, minus 1.5 * 2^52 (exact for |x| < 2^51).
+  static D cvt_i64_d_small(V a) {
+    const __m256d magic = _mm256_set1_pd(6755399441055744.0);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(a, _mm256_castpd_si256(magic))), magic);
+  }
+  static V cmpged64(D a, D b) { return _mm256_castpd_si256(_mm256_cmp_pd(a, b, _CMP_GE_OQ)); }
+  static V cmpged(D alo, D blo, D ahi, D bhi) {
+    return narrow64(_mm256_castpd_si256(_mm256_cmp_pd(alo, blo, _CMP_GE_OQ)),
+                    _mm256_castpd_si256(_mm256_cmp_pd(ahi, bhi, _CMP_GE_OQ)));
   }
 };
 

@@ -60,7 +60,7 @@ __device__ __attribute__((always_inline)) inline void scale_body(const Src& ref,
 // of dump_plane elements (test mode: every position is decoupled and its intermediates written).
 VMAFX_KERNEL void adm_scale0_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParams p,
                                     vx_i16* ref_a, vx_i16* dist_a, vx_u64* rows, vx_i16* dump, vx_u64 dump_plane) {
-  vxadm::PictureSource rs, ds;
+  vxadm::PictureSource rs{}, ds{};
   rs.pic = ref;
   ds.pic = dist;
   rs.w = ds.w = p.in_w;
@@ -73,7 +73,7 @@ VMAFX_KERNEL void adm_scale0_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParam
 // Scale 1: from the int16 band a of scale 0 (in_w x in_h) to int32 bands.
 VMAFX_KERNEL void adm_scale1_kernel(const vx_i16* ref_in, const vx_i16* dist_in, vxadm::ScaleParams p,
                                     vx_i32* ref_a, vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane) {
-  vxadm::BandSource<vx_i16> rs, ds;
+  vxadm::BandSource<vx_i16> rs{}, ds{};  // zeroed: small = 0 (only scale 3 reads the small-axis fields)
   rs.band = ref_in;
   ds.band = dist_in;
   rs.w = ds.w = p.in_w;
@@ -88,7 +88,7 @@ VMAFX_KERNEL void adm_scale1_kernel(const vx_i16* ref_in, const vx_i16* dist_in,
 VMAFX_KERNEL void adm_scale23_kernel(const vx_i32* ref_in, const vx_i32* dist_in, vxadm::ScaleParams p,
                                      vx_i32* ref_a, vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane,
                                      const vx_i32* small_row) {
-  vxadm::BandSource<vx_i32> rs, ds;
+  vxadm::BandSource<vx_i32> rs{}, ds{};
   rs.band = ref_in;
   ds.band = dist_in;
   rs.w = ds.w = p.in_w;
@@ -108,7 +108,7 @@ VMAFX_KERNEL void adm_scale23_kernel(const vx_i32* ref_in, const vx_i32* dist_in
 // but before scale 3.
 VMAFX_KERNEL void adm_small_row_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParams p0,
                                        vxadm::SmallRowParams q, vx_i32* out) {
-  vxadm::PictureSource rs, ds;
+  vxadm::PictureSource rs{}, ds{};
   rs.pic = ref;
   ds.pic = dist;
   rs.w = ds.w = p0.in_w;
