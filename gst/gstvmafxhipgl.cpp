@@ -144,13 +144,6 @@ bool content_in_system_memory(GstBuffer* buffer, const GstVideoInfo& info) {
   return true;
 }
 
-// VMAFX_GL_VERIFY=1 (diagnostics): every zero-copy frame is also downloaded through GL and compared with the device
-// frame the scorer reads, after a host wait; the counts and the first mismatch go into gl-stats.
-bool env_flag(const char* name) {
-  const char* v = g_getenv(name);
-  return v && *v && std::strcmp(v, "0") != 0;
-}
-
 // Compares every sample of every plane of a device picture (read back through `importer`) with a host picture of the
 // same layout; `*first` receives the first mismatch ("plane 1 sample (3, 7): device 16, GL 235"), empty when equal.
 Status compare_with_device(gl::Importer& importer, const PictureView& host, const PictureView& device,
@@ -291,11 +284,12 @@ struct GlInput::State {
 
   std::atomic<uint64_t> frames{0}, frames_copied{0}, lookups{0}, hits{0}, registrations{0}, uploads{0},
       system_memory_frames{0}, upload_errors{0};
-  // VMAFX_GL_VERIFY: frames compared, of which different, and the first difference (under mu).
-  const bool verify = env_flag("VMAFX_GL_VERIFY");
-  // VMAFX_GL_FORCE_INTEROP=1 (diagnostics, tests): frames still in system memory go through GStreamer's upload into
-  // the textures and the interop too, as GPU-rendered ones do.
-  const bool force_interop = env_flag("VMAFX_GL_FORCE_INTEROP");
+  // Diagnostics (vmafx/gl.h's DiagnosticSwitches; both false in a build without test hooks). verify: every
+  // zero-copy frame is also downloaded through GL and compared with the device frame the scorer reads, after a host
+  // wait; frames compared, of which different, and the first difference (under mu) go into gl-stats.
+  const gl::DiagnosticSwitches diagnostics = gl::diagnostic_switches();
+  const bool verify = diagnostics.verify;
+  const bool force_interop = diagnostics.force_interop;
   std::atomic<uint64_t> verified{0}, verify_mismatches{0};
   std::string verify_first;
 

@@ -17,6 +17,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "support.h"
+#include "import/test_hooks.h"
 #include "test_dmabuf_frames.h"
 #include "vmafx/dmabuf.h"
 #include "vmafx/scorer.h"
@@ -163,12 +165,28 @@ class FakeDevice final : public DmaBufDevice {
     return Status::ok();
   }
   Status collect() override {
+    collects++;
     std::vector<std::function<void()>> run;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       run.swap(finished_);
     }
     for (auto& r : run) r();
+    return Status::ok();
+  }
+  // Sleeps until the oldest release not yet collected can run: at once when one has finished (the test advanced the
+  // device), else until advance() finishes one; *none when there is no release to wait for.
+  Status wait_oldest(bool* none) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    auto queued_release = [&] {
+      for (const auto& item : queue_)
+        if (item.release) return true;
+      return false;
+    };
+    *none = finished_.empty() && !queued_release();
+    if (*none) return Status::ok();
+    waits++;
+    advanced_.wait(lock, [&] { return !finished_.empty() || !queued_release(); });
     return Status::ok();
   }
   Status drain() override {
@@ -184,12 +202,15 @@ class FakeDevice final : public DmaBufDevice {
   }
   // The device finishes everything queued so far, in order; releases behind it become collectable.
   void advance() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    for (auto& item : queue_) {
-      if (item.work) item.work();
-      if (item.release) finished_.push_back(std::move(item.release));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto& item : queue_) {
+        if (item.work) item.work();
+        if (item.release) finished_.push_back(std::move(item.release));
+      }
+      queue_.clear();
     }
-    queue_.clear();
+    advanced_.notify_all();
   }
   size_t queued() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -197,6 +218,8 @@ class FakeDevice final : public DmaBufDevice {
   }
 
   std::atomic<int> import_calls{0}, live{0}, freed{0};
+  std::atomic<int> waits{0};     // wait_oldest calls that had a release to wait for
+  std::atomic<int> collects{0};  // collect calls
   bool refuse = false;
 
  private:
@@ -205,6 +228,7 @@ class FakeDevice final : public DmaBufDevice {
     std::function<void()> release;
   };
   std::mutex mutex_;
+  std::condition_variable advanced_;
   std::deque<Item> queue_;
   std::vector<std::function<void()>> finished_;
 };
@@ -701,8 +725,8 @@ TEST(DmaBufDeviceImport, ReleaseWaitsForTheDeviceAndAPlantedEarlyReleaseIsSeen) 
     const int attempts = 3;
     for (int attempt = 0; attempt < attempts; attempt++) {
       DmaBufImporterConfig cfg;
-      cfg.planted_early_release = planted;
       cfg.cache_entries = 1;  // the cache keeps the mapping: what the early release lets through is the producer
+      const import_hooks::EarlyReleasePlanted plant(planted);  // read when the importer is created
       FakeImporter fi(cfg);
       Synthetic pic(64, 16, 8, 3 + attempt);
       MemfdFrame mf;
@@ -868,6 +892,29 @@ TEST(DmaBufDeviceImport, CollectorReleasesWithoutAnotherFrame) {
   EXPECT_EQ(fi.importer->stats().pending_releases, 1u);
   fi.device->advance();  // the device finishes; nobody imports or collects any more
   EXPECT_TRUE(wait_until([&] { return released.load(); })) << "a pool of buffers is not starved at end of stream";
+}
+
+// The collector sleeps on the oldest pending release (DmaBufDevice::wait_oldest) instead of polling: while the device
+// has not finished, it calls collect() no more. A polling collector (one collect() every 250 us, as before) makes
+// dozens of calls in the pause below; the pause only gives such a loop time to show, the assertion counts calls.
+TEST(DmaBufDeviceImport, CollectorSleepsOnThePendingReleaseInsteadOfPolling) {
+  FakeImporter fi;
+  Synthetic pic(16, 16);
+  MemfdFrame mf;
+  ASSERT_TRUE(make_memfd_frame(pic.view, Layout{}, &mf).is_ok());
+  std::unique_ptr<DmaBufPicture> p;
+  ASSERT_TRUE(fi.importer->import(mf.frame, &p).is_ok());
+  std::atomic<bool> released{false};
+  p->release([&] { released = true; });
+  ASSERT_TRUE(wait_until([&] { return fi.device->waits.load() >= 1; })) << "the collector waits on the release";
+  const int collects = fi.device->collects.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(fi.device->collects.load(), collects) << "collect() called while the device had finished nothing";
+  EXPECT_EQ(fi.device->waits.load(), 1) << "one wait for one pending release";
+  EXPECT_FALSE(released.load());
+  fi.device->advance();
+  EXPECT_TRUE(wait_until([&] { return released.load(); })) << "the collector ran the release once it could";
+  EXPECT_EQ(fi.importer->stats().pending_releases, 0u);
 }
 
 TEST(DmaBufDeviceImport, NoFdOrImportLeakedOverManyFrames) {

@@ -4,6 +4,8 @@
 // suites then put those bytes where their dma-bufs live (memfds here, exported device memory on the GPU machine).
 #pragma once
 
+#include <dirent.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -13,6 +15,18 @@
 #include "vmafx/picture.h"
 
 namespace vmafx::test {
+
+// Number of open fds of this process (/proc/self/fd), for leak checks; -1 when /proc is not there.
+inline int count_open_fds() {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return -1;
+  int n = 0;
+  while (struct dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] != '.') n++;
+  }
+  ::closedir(dir);
+  return n - 1;  // the directory's own fd
+}
 
 inline uint32_t read_sample(const PlaneView& p, unsigned bps, uint32_t x, uint32_t y) {
   const uint8_t* row = p.data + ptrdiff_t(y) * p.stride;

@@ -1261,25 +1261,10 @@ namespace {
 
 Status check_plane(const Plane& p, uint32_t w, uint32_t h, unsigned bpc, const char* which) {
   const std::string name = std::string("adm: ") + which + " plane";
-  if (!p.data) return {Errc::invalid_argument, name + " has no data"};
-  if (p.w != w || p.h != h)
-    return {Errc::unsupported, name + " is " + std::to_string(p.w) + "x" + std::to_string(p.h) + ", initialised for " +
-                                   std::to_string(w) + "x" + std::to_string(h)};
+  VMAFX_TRY(check_plane_layout(name, p.data, p.stride, p.w, p.h, p.bytes, p.shift, p.step, w, h, bpc));
   if (p.bpc != bpc)
     return {Errc::unsupported,
             name + " has " + std::to_string(p.bpc) + " bits, initialised for " + std::to_string(bpc)};
-  if (p.bytes == 1) {
-    if (bpc != 8 || p.shift != 0) return {Errc::unsupported, name + ": 1-byte samples must be 8-bit, unshifted"};
-  } else if (p.bytes == 2) {
-    if (p.shift + bpc > 16) return {Errc::unsupported, name + ": shift " + std::to_string(p.shift) + " + depth > 16"};
-  } else {
-    return {Errc::unsupported, name + ": " + std::to_string(p.bytes) + "-byte samples"};
-  }
-  if (p.step < 1) return {Errc::invalid_argument, name + ": sample step 0"};
-  const ptrdiff_t row_bytes = (ptrdiff_t(w - 1) * p.step + 1) * p.bytes;
-  if (p.stride < row_bytes)
-    return {Errc::invalid_argument, name + ": stride " + std::to_string(p.stride) + " does not hold a row of " +
-                                        std::to_string(row_bytes) + " bytes"};
   return Status::ok();
 }
 

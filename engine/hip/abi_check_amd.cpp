@@ -15,6 +15,7 @@ static_assert(hipSuccess == abi::kSuccess && hipErrorNotReady == abi::kErrorNotR
 static_assert(hipErrorOutOfMemory == abi::kErrorOutOfMemory);
 static_assert(hipStreamNonBlocking == abi::kHipStreamNonBlocking);
 static_assert(hipEventDisableTiming == abi::kHipEventDisableTiming);
+static_assert(hipEventBlockingSync == abi::kHipEventBlockingSync);
 static_assert(hipHostMallocPortable == abi::kHipHostMallocPortable);
 static_assert(hipMemcpyHostToDevice == abi::kHipMemcpyHostToDevice &&
               hipMemcpyDeviceToHost == abi::kHipMemcpyDeviceToHost &&

@@ -15,6 +15,7 @@ static_assert(CUDA_SUCCESS == abi::kSuccess && CUDA_ERROR_NOT_READY == abi::kErr
 static_assert(CUDA_ERROR_OUT_OF_MEMORY == abi::kErrorOutOfMemory);
 static_assert(CU_STREAM_NON_BLOCKING == abi::kCuStreamNonBlocking);
 static_assert(CU_EVENT_DISABLE_TIMING == abi::kCuEventDisableTiming);
+static_assert(CU_EVENT_BLOCKING_SYNC == abi::kCuEventBlockingSync);
 static_assert(CU_MEMHOSTALLOC_PORTABLE == abi::kCuMemHostAllocPortable);
 static_assert(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR == abi::kCuAttrComputeCapabilityMajor);
 static_assert(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR == abi::kCuAttrComputeCapabilityMinor);

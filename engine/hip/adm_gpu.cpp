@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -164,38 +165,6 @@ Status AdmGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, un
 
 namespace {
 
-Status check_plane(const DevicePlane& p, uint32_t w, uint32_t h, unsigned bpc, const char* which) {
-  const std::string name = std::string("adm: ") + which + " plane";
-  if (!p.data) return {Errc::invalid_argument, name + " has no data"};
-  if (p.width != w || p.height != h)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", created for " + std::to_string(w) + "x" + std::to_string(h)};
-  if (p.bytes == 1) {
-    if (bpc != 8 || p.shift != 0) return {Errc::unsupported, name + ": 1-byte samples must be 8-bit, unshifted"};
-  } else if (p.bytes == 2) {
-    if (p.shift + bpc > 16) return {Errc::unsupported, name + ": shift " + std::to_string(p.shift) + " + depth > 16"};
-  } else {
-    return {Errc::unsupported, name + ": " + std::to_string(p.bytes) + "-byte samples"};
-  }
-  if (p.step < 1) return {Errc::invalid_argument, name + ": sample step 0"};
-  const size_t row_bytes = (size_t(w - 1) * p.step + 1) * p.bytes;
-  if (p.pitch < row_bytes)
-    return {Errc::out_of_range, name + ": pitch " + std::to_string(p.pitch) + " does not hold a row of " +
-                                    std::to_string(row_bytes) + " bytes"};
-  return Status::ok();
-}
-
-adm::PictureArg picture_arg(const DevicePlane& p) {
-  adm::PictureArg a{};
-  a.data = static_cast<const vx_u8*>(p.data);
-  a.pitch = p.pitch;
-  a.bytes = p.bytes;
-  a.shift = p.shift;
-  a.step = p.step;
-  a.aligned16 = (p.bytes == 2 && reinterpret_cast<uintptr_t>(p.data) % 2 == 0 && p.pitch % 2 == 0) ? 1 : 0;
-  return a;
-}
-
 Dim3 scale_grid(const adm::ScaleParams& p) {
   return {unsigned((p.w + adm::kTileW - 1) / adm::kTileW), unsigned((p.h + adm::kTileH - 1) / adm::kTileH), 1};
 }
@@ -211,27 +180,23 @@ Status AdmGpu::check_frame(const FramePlanes& frame, unsigned slot) const {
   if (frame.bpc != bpc_)
     return {Errc::unsupported,
             "adm: frame has " + std::to_string(frame.bpc) + " bits, created for " + std::to_string(bpc_)};
-  VMAFX_TRY(check_plane(frame.ref[0], w_, h_, bpc_, "reference"));
-  VMAFX_TRY(check_plane(frame.dist[0], w_, h_, bpc_, "distorted"));
+  VMAFX_TRY(check_device_plane(frame.ref[0], w_, h_, bpc_, "adm: reference plane"));
+  VMAFX_TRY(check_device_plane(frame.dist[0], w_, h_, bpc_, "adm: distorted plane"));
   return Status::ok();
 }
 
 Status AdmGpu::launch(const FramePlanes& frame, unsigned slot, void* const dump[4]) {
   const Dim3 block{adm::kBlockW, adm::kBlockH, 1};
-  // Cleared after the frame's uploads, which the pipeline queued before this call (seed ADR-1427).
+  // Cleared after the frame's uploads, which the pipeline queued before this call (feature.h).
   VMAFX_TRY(device_->memset_d32_async(rows_.data(), 0, params_.row_sums * 2));
   vx_u64* rows = rows_.as<vx_u64>();
   {
-    adm::PictureArg ref = picture_arg(frame.ref[0]);
-    adm::PictureArg dist = picture_arg(frame.dist[0]);
-    adm::ScaleParams p = params_.scale[0];
+    const adm::ScaleParams& p = params_.scale[0];
     const size_t n = size_t(p.w) * size_t(p.h);
     vx_i16* ref_a = band_a_[0].as<vx_i16>();
     vx_i16* dist_a = ref_a + n;
-    vx_i16* d = static_cast<vx_i16*>(dump[0]);
-    vx_u64 plane = n;
-    void* args[] = {&ref, &dist, &p, &ref_a, &dist_a, &rows, &d, &plane};
-    VMAFX_TRY(device_->launch(scale0_, scale_grid(p), block, 0, args));
+    VMAFX_TRY(device_->launch(scale0_, scale_grid(p), block, 0, frame.ref[0], frame.dist[0], p, ref_a, dist_a, rows,
+                              static_cast<vx_i16*>(dump[0]), vx_u64(n)));
   }
   const vx_i32* small_row = nullptr;
   if (params_.small_row.count > 0) {
@@ -239,43 +204,37 @@ Status AdmGpu::launch(const FramePlanes& frame, unsigned slot, void* const dump[
     if (q.mode == 0) {
       VMAFX_TRY(device_->memset_d32_async(small_row_.data(), 0, size_t(q.count)));
     } else {
-      adm::PictureArg ref = picture_arg(frame.ref[0]);
-      adm::PictureArg dist = picture_arg(frame.dist[0]);
-      adm::ScaleParams p0 = params_.scale[0];
-      vx_i32* o = small_row_.as<vx_i32>();
-      void* args[] = {&ref, &dist, &p0, &q, &o};
-      VMAFX_TRY(device_->launch(small_row_kernel_, Dim3{1, 1, 1}, Dim3{256, 1, 1}, 0, args));
+      VMAFX_TRY(device_->launch(small_row_kernel_, Dim3{1, 1, 1}, Dim3{256, 1, 1}, 0, frame.ref[0], frame.dist[0],
+                                params_.scale[0], q, small_row_.as<vx_i32>()));
     }
     small_row = small_row_.as<vx_i32>();
   }
   for (int s = 1; s < 4; ++s) {
-    adm::ScaleParams p = params_.scale[s];
+    const adm::ScaleParams& p = params_.scale[s];
     const size_t n_in = size_t(p.in_w) * size_t(p.in_h);
     const size_t n = size_t(p.w) * size_t(p.h);
-    const void* ref_in = band_a_[s - 1].data();
-    const void* dist_in = s == 1 ? static_cast<const void*>(band_a_[0].as<vx_i16>() + n_in)
-                                 : static_cast<const void*>(band_a_[s - 1].as<vx_i32>() + n_in);
     vx_i32* ref_a = s < 3 ? band_a_[s].as<vx_i32>() : nullptr;
     vx_i32* dist_a = s < 3 ? ref_a + n : nullptr;
     vx_i32* d = static_cast<vx_i32*>(dump[s]);
-    vx_u64 plane = n;
-    void* args[] = {&ref_in, &dist_in, &p, &ref_a, &dist_a, &rows, &d, &plane, &small_row};  // scale 1: 8
-    VMAFX_TRY(device_->launch(s == 1 ? scale1_ : scale23_, scale_grid(p), block, 0, args));
+    if (s == 1) {
+      const vx_i16* in = band_a_[0].as<const vx_i16>();
+      VMAFX_TRY(device_->launch(scale1_, scale_grid(p), block, 0, in, in + n_in, p, ref_a, dist_a, rows, d, vx_u64(n)));
+    } else {
+      const vx_i32* in = band_a_[s - 1].as<const vx_i32>();
+      VMAFX_TRY(device_->launch(scale23_, scale_grid(p), block, 0, in, in + n_in, p, ref_a, dist_a, rows, d,
+                                vx_u64(n), small_row));
+    }
   }
   {
-    adm::FinishParams f = params_.finish;
-    const vx_u64* r = rows;
-    vx_u64* totals = totals_.as<vx_u64>();
-    void* args[] = {&r, &f, &totals};
     VMAFX_TRY(device_->launch(finish_, Dim3{unsigned(kSumsPerFrame), 1, 1}, Dim3{adm::kFinishThreads, 1, 1}, 0,
-                              args));
+                              static_cast<const vx_u64*>(rows), params_.finish, totals_.as<vx_u64>()));
   }
   return device_->copy_async(CopyKind::device_to_host, readback_.data() + size_t(slot) * kSumsPerFrame * 8,
                              totals_.data(), kSumsPerFrame * 8);
 }
 
 Status AdmGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  VMAFX_TRY(check_frame(frame, slot));
+  assert(check_frame(frame, slot).is_ok());  // the pipeline made the frame for this geometry and checked its planes
   void* const none[4] = {nullptr, nullptr, nullptr, nullptr};
   return launch(frame, slot, none);
 }

@@ -70,7 +70,8 @@ class AdmGpu final : public GpuFeature {
 
   const char* name() const override { return "adm"; }
   size_t output_count() const override { return kOutputs; }
-  // Reads frame.ref[0] / frame.dist[0] (luma; 8-bit bytes or 16-bit words with a shift, any pitch) in place.
+  // Reads frame.ref[0] / frame.dist[0] (luma; 8-bit bytes or 16-bit words with a shift, any pitch) in place. The
+  // pipeline has checked them (asserted here).
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   // integer_adm2, integer_aim, integer_adm3, integer_adm_scale0..3.
   Status finish(unsigned slot, double* out) override;
@@ -80,8 +81,8 @@ class AdmGpu final : public GpuFeature {
   Status sums(unsigned slot, AdmFrameSums* out) const;
   Status scores(unsigned slot, cpu::AdmScores* out) const;
 
-  // Tests: runs one frame into `slot` with every intermediate written out, waits for the stream and copies the
-  // intermediates to the host. Allocates; not for the frame loop.
+  // Tests: checks the frame (check_frame), runs it into `slot` with every intermediate written out, waits for the
+  // stream and copies the intermediates to the host. Allocates; not for the frame loop.
   Status run_with_dump(const FramePlanes& frame, unsigned slot, AdmStageDump* out);
 
   const Module& module() const { return module_; }
@@ -89,12 +90,17 @@ class AdmGpu final : public GpuFeature {
 
  private:
   AdmGpu() = default;
+  // The frame's slot, geometry and luma planes (check_device_plane), as the pipeline checks them.
   Status check_frame(const FramePlanes& frame, unsigned slot) const;
   Status launch(const FramePlanes& frame, unsigned slot, void* const dump[4]);
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel scale0_, scale1_, scale23_, finish_, small_row_kernel_;
+  TypedKernel<adm::adm_scale0_kernel_fn> scale0_;
+  TypedKernel<adm::adm_scale1_kernel_fn> scale1_;
+  TypedKernel<adm::adm_scale23_kernel_fn> scale23_;
+  TypedKernel<adm::adm_small_row_kernel_fn> small_row_kernel_;
+  TypedKernel<adm::adm_finish_kernel_fn> finish_;
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 0;
   cpu::AdmOptions opt_;

@@ -94,6 +94,9 @@ struct Api {
   Entry<int(StreamHandle s)> stream_query;
   Entry<int(StreamHandle s, EventHandle e)> stream_wait_event;
   Entry<int(EventHandle* out)> event_create;
+  // An event a host thread sleeps on in event_synchronize until it completes (blocking sync), where event_create's
+  // events may have the thread spin; for waits that are not on the per-frame path.
+  Entry<int(EventHandle* out)> event_create_blocking;
   Entry<int(EventHandle e, StreamHandle s)> event_record;
   Entry<int(EventHandle e)> event_query;
   Entry<int(EventHandle e)> event_synchronize;

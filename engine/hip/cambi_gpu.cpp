@@ -2,6 +2,7 @@
 #include "hip/cambi_gpu.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -15,16 +16,6 @@ static_assert(sizeof(CambiPoolResult) == 16, "CambiPoolResult layout");
 namespace {
 
 constexpr size_t kSharedLimit = 48 * 1024;  // static + dynamic shared memory a launch may ask for on every device
-
-CambiPlaneArg plane_arg(const DevicePlane& p) {
-  CambiPlaneArg a{};
-  a.data = static_cast<const vx_u8*>(p.data);
-  a.pitch = p.pitch;
-  a.step = p.step;
-  a.bytes = p.bytes;
-  a.shift = p.shift;
-  return a;
-}
 
 Dim3 grid_2d(uint32_t w, uint32_t h, unsigned bw, unsigned bh) { return {(w + bw - 1) / bw, (h + bh - 1) / bh, 1}; }
 
@@ -106,34 +97,15 @@ Status CambiGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, 
 }
 
 Status CambiGpu::check_plane(const char* what, const DevicePlane& p) const {
-  const std::string name = std::string("cambi (gpu): ") + what;
-  const unsigned bpc = plan_.bpc;
-  if (!p.data) return {Errc::invalid_argument, name + " plane has no data"};
-  if (p.width != plan_.dist.in_w || p.height != plan_.dist.in_h)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the extractor was set up for " + std::to_string(plan_.dist.in_w) + "x" +
-                                   std::to_string(plan_.dist.in_h)};
-  if (p.bytes != 1 && p.bytes != 2)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + " bytes per sample"};
-  if (p.bytes == 1 && (bpc > 8 || p.shift != 0))
-    return {Errc::invalid_argument, name + ": 8-bit words cannot hold " + std::to_string(bpc) +
-                                        "-bit samples shifted by " + std::to_string(p.shift)};
-  if (p.bytes == 2 && p.shift + bpc > 16)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit a 16-bit word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, plan_.dist.in_w, plan_.dist.in_h, plan_.bpc,
+                            std::string("cambi (gpu): ") + what + " plane");
 }
 
 Status CambiGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != plan_.bpc)
-    return {Errc::unsupported, "cambi (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(plan_.bpc)};
-  return enqueue_planes(frame.ref[0], frame.dist[0], slot);
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(frame.bpc == plan_.bpc && device_plane_fits(frame.dist[0], plan_.dist.in_w, plan_.dist.in_h, plan_.bpc) &&
+         (!plan_.full_ref || device_plane_fits(frame.ref[0], plan_.dist.in_w, plan_.dist.in_h, plan_.bpc)));
+  return launch(frame.ref[0], frame.dist[0], slot);
 }
 
 Status CambiGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot) {
@@ -141,10 +113,15 @@ Status CambiGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist,
   if (slot >= slots_) return {Errc::invalid_argument, slot_text(slot, slots_)};
   VMAFX_TRY(check_plane("distorted", dist));
   if (plan_.full_ref) VMAFX_TRY(check_plane("reference", ref));
+  return launch(ref, dist, slot);
+}
+
+Status CambiGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot) {
+  assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
   enqueued_[slot] = false;
   uint8_t* results = results_.as<uint8_t>() + slot * slot_bytes_;
-  // Cleared after the frame's upload, which the pipeline queued before this call (seed ADR-1427).
+  // Cleared after the frame's upload, which the pipeline queued before this call (hip/feature.h says why).
   VMAFX_TRY(device_->memset_d32_async(results, 0, slot_bytes_ / 4));
   VMAFX_TRY(device_->memset_d32_async(states_.data(), 0, states_.size() / 4));
   VMAFX_TRY(enqueue_picture(0, dist, slot));
@@ -163,7 +140,7 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
   const bool check = bpc > 8 && bpc < 16 && (16u - plane.shift > bpc || plane.bytes == 1);
 
   CambiPreArgs pre{};
-  pre.in = plane_arg(plane);
+  pre.in = plane;
   pre.src_x = g.resized ? pic.src_x.as<vx_u32>() : nullptr;
   pre.src_y = g.resized ? pic.src_y.as<vx_u32>() : nullptr;
   pre.out = pic.img0.as<vx_u16>();
@@ -177,11 +154,10 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
   pre.dither = plan_.enc_bitdepth < 10 ? 1 : 0;
   pre.max_sample = check ? (1u << bpc) - 1 : 0;
   {
-    void* args[] = {&pre};
     const Dim3 block{CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK, 1};
-    VMAFX_TRY(device_->launch(k_pre_, grid_2d(g.w, g.h, CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK), block, 0, args));
+    VMAFX_TRY(device_->launch(k_pre_, grid_2d(g.w, g.h, CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK), block, 0, pre));
     if (check && g.resized)
-      VMAFX_TRY(device_->launch(k_check_, grid_2d(g.in_w, g.in_h, CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK), block, 0, args));
+      VMAFX_TRY(device_->launch(k_check_, grid_2d(g.in_w, g.in_h, CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK), block, 0, pre));
   }
 
   CambiMaskArgs m{};
@@ -191,11 +167,8 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
   m.w = g.w;
   m.h = g.h;
   m.mask_index = g.mask_index;
-  {
-    void* args[] = {&m};
-    VMAFX_TRY(device_->launch(k_mask_, grid_2d(g.w, g.h, CAMBI_MASK_TILE_W, CAMBI_MASK_TILE_H),
-                              Dim3{CAMBI_MASK_TILE_W, CAMBI_MASK_TILE_H, 1}, 0, args));
-  }
+  VMAFX_TRY(device_->launch(k_mask_, grid_2d(g.w, g.h, CAMBI_MASK_TILE_W, CAMBI_MASK_TILE_H),
+                            Dim3{CAMBI_MASK_TILE_W, CAMBI_MASK_TILE_H, 1}, 0, m));
 
   uint8_t* cvals = cvals_.as<uint8_t>() + slot * cvals_slot_bytes_ + (p == 1 ? pic_[0].cval_bytes : 0);
   for (unsigned s = 0; s < cpu::kCambiScales; ++s) {
@@ -212,11 +185,8 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
     f.mask_shift = s + (plan_.high_res_speedup ? 1 : 0);
     f.band_base = plan_.band_base;
     f.band_size = plan_.band_size;
-    {
-      void* args[] = {&f};
-      VMAFX_TRY(device_->launch(k_filter_, grid_2d(sw, sh, CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK),
-                                Dim3{CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK, 1}, 0, args));
-    }
+    VMAFX_TRY(device_->launch(k_filter_, grid_2d(sw, sh, CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK),
+                              Dim3{CAMBI_PRE_BLOCK, CAMBI_PRE_BLOCK, 1}, 0, f));
     if (plan_.band_empty) continue;  // every c-value is 0: finish() pools zeros
 
     float* out = reinterpret_cast<float*>(cvals + pic.cval_offset[s]);
@@ -235,10 +205,9 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
     cv.vlt_luma = plan_.vlt_luma;
     for (unsigned d = 0; d < cpu::kCambiMaxDiffs; ++d) cv.tvi[d] = plan_.tvi_for_diff[d];
     {
-      void* args[] = {&cv};
       const unsigned shared = unsigned(plan_.band_size) * cval_block_ * 2;
       VMAFX_TRY(device_->launch(k_cval_, Dim3{(sw + cval_block_ - 1) / cval_block_, (sh + cv.rows - 1) / cv.rows, 1},
-                                Dim3{cval_block_, 1, 1}, shared, args));
+                                Dim3{cval_block_, 1, 1}, shared, cv));
     }
 
     CambiPoolArgs pa{};
@@ -249,9 +218,8 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
     pa.k = cpu::cambi_topk_count(pa.n, plan_.topk);
     const unsigned per_block = CAMBI_POOL_THREADS * 16;
     const unsigned blocks = std::min<unsigned>(kMaxPoolBlocks, std::max<unsigned>(1, (pa.n + per_block - 1) / per_block));
-    void* args[] = {&pa};
     for (unsigned pass = 0; pass < 3; ++pass)
-      VMAFX_TRY(device_->launch(k_pool_[pass], Dim3{blocks, 1, 1}, Dim3{CAMBI_POOL_THREADS, 1, 1}, 0, args));
+      VMAFX_TRY(device_->launch(k_pool_[pass], Dim3{blocks, 1, 1}, Dim3{CAMBI_POOL_THREADS, 1, 1}, 0, pa));
   }
   return Status::ok();
 }

@@ -80,13 +80,19 @@ class CambiGpu final : public GpuFeature {
     size_t cval_bytes = 0;                       // of all scales
   };
   Status check_plane(const char* what, const DevicePlane& p) const;
+  Status launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot);  // enqueue_planes, unchecked
   Status enqueue_picture(unsigned picture, const DevicePlane& plane, unsigned slot);
   Status copy_back(void* dst, const void* src, size_t bytes);
   Status pool_on_host(unsigned slot, unsigned picture, unsigned scale, double* mean);
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel k_pre_, k_check_, k_mask_, k_filter_, k_cval_, k_pool_[3];
+  TypedKernel<cambi_preprocess_kernel_fn> k_pre_;
+  TypedKernel<cambi_check_kernel_fn> k_check_;
+  TypedKernel<cambi_mask_kernel_fn> k_mask_;
+  TypedKernel<cambi_filter_kernel_fn> k_filter_;
+  TypedKernel<cambi_c_values_kernel_fn> k_cval_;
+  TypedKernel<cambi_pool1_kernel_fn> k_pool_[3];  // the three passes share one type
   cpu::CambiPlan plan_;
   CambiGpuOptions gpu_options_;
   unsigned slots_ = 0;

@@ -16,6 +16,7 @@
 
 #include "hip/device.h"
 #include "hip/loader_internal.h"
+#include "import/test_hooks.h"
 #include "vmafx/cuda.h"
 
 namespace vmafx::hip {
@@ -170,7 +171,8 @@ class ReleaseQueue {
         spare_.pop_back();
       }
     }
-    Status s = e ? Status::ok() : Event::create(device_, &e);
+    // Blocking: the release thread sleeps in synchronize() until the reads behind the event are done.
+    Status s = e ? Status::ok() : Event::create(device_, &e, /*blocking=*/true);
     if (s) s = e.record();
     if (!s) {
       if (release) release();
@@ -279,7 +281,7 @@ class Picture final : public CudaPicture {
       if (give_back) give_back();
       if (then) then();
     };
-    if (early_) {
+    if (kTestHooks && early_) {  // the defect the release-order test must see
       all();
       return;
     }
@@ -342,7 +344,7 @@ class Importer final : public CudaImporter {
       view.device = our_index;
       stats_.frames++;
       stats_.in_place++;
-      *out = std::make_unique<Picture>(view, false, queue_, nullptr, config_.planted_early_release);
+      *out = std::make_unique<Picture>(view, false, queue_, nullptr, planted_early_release_);
       return Status::ok();
     }
 
@@ -393,7 +395,7 @@ class Importer final : public CudaImporter {
     }
     stats_.frames++;
     stats_.copied++;
-    *out = std::make_unique<Picture>(view, true, queue_, give_back, config_.planted_early_release);
+    *out = std::make_unique<Picture>(view, true, queue_, give_back, planted_early_release_);
     return Status::ok();
   }
 
@@ -424,6 +426,8 @@ class Importer final : public CudaImporter {
 
  private:
   CudaImporterConfig config_;
+  // import/test_hooks.h: releases run at once instead of behind the GPU's reads (tests; false without test hooks).
+  const bool planted_early_release_ = import_hooks::planted_early_release();
   std::shared_ptr<Device> device_;
   const CudaDriver* driver_;
   std::shared_ptr<ReleaseQueue> queue_;

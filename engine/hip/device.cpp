@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/device.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -8,8 +9,19 @@
 #include <utility>
 
 #include "hip/runtime_abi.h"
+#include "hip/test_hooks.h"
 
 namespace vmafx::hip {
+
+#if VMAFX_TEST_HOOKS
+namespace hip_hooks {
+namespace {
+std::atomic<uint64_t> g_upload_submits{0};
+}  // namespace
+uint64_t upload_submits() { return g_upload_submits.load(std::memory_order_relaxed); }
+void count_upload_submit() { g_upload_submits.fetch_add(1, std::memory_order_relaxed); }
+}  // namespace hip_hooks
+#endif
 
 // ---- Device -----------------------------------------------------------------------------------------------------
 
@@ -148,6 +160,8 @@ Device::~Device() {
     deferred_.clear();
     for (EventHandle e : spare_events_) api_->event_destroy.fn(e);
     spare_events_.clear();
+    for (EventHandle e : retired_events_) api_->event_destroy.fn(e);
+    retired_events_.clear();
     if (upload_stream_) api_->stream_destroy.fn(upload_stream_);
     upload_stream_ = nullptr;
     if (stream_) api_->stream_destroy.fn(stream_);
@@ -273,6 +287,16 @@ Status Device::record_upload(EventHandle event) {
   return Status::ok();
 }
 
+Status Device::submit_upload() {
+  if (failed()) return status();
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  const int rc = api_->stream_query.fn(upload_stream_);
+  hip_hooks::count_upload_submit();
+  if (rc == 0 || rc == api_->code_not_ready) return Status::ok();
+  return fail(api_->stream_query.symbol, rc, __FILE__, __LINE__);
+}
+
 Status Device::upload_wait_event(EventHandle event) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
@@ -280,10 +304,14 @@ Status Device::upload_wait_event(EventHandle event) {
   return Status::ok();
 }
 
-Status Device::create_event(EventHandle* out) {
+Status Device::create_event(EventHandle* out, bool blocking) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  VMAFX_HIP_CHECK(*this, event_create, out);
+  if (blocking && api_->event_create_blocking.fn) {
+    VMAFX_HIP_CHECK(*this, event_create_blocking, out);
+  } else {
+    VMAFX_HIP_CHECK(*this, event_create, out);
+  }
   return Status::ok();
 }
 
@@ -301,7 +329,7 @@ Status Device::defer_release(std::function<void()> release) {
     e = spare_events_.back();
     spare_events_.pop_back();
   } else {
-    VMAFX_TRY(create_event(&e));
+    VMAFX_TRY(create_event(&e, /*blocking=*/true));  // wait_deferred() sleeps on it
   }
   Status s = record(e);
   if (!s) {
@@ -329,7 +357,9 @@ Status Device::collect() {
         break;
       }
       ready.push_back(std::move(deferred_[done].release));
-      spare_events_.push_back(deferred_[done].event);
+      const EventHandle e = deferred_[done].event;
+      const bool waited = std::find(waited_events_.begin(), waited_events_.end(), e) != waited_events_.end();
+      (waited ? retired_events_ : spare_events_).push_back(e);
     }
     deferred_.erase(deferred_.begin(), deferred_.begin() + ptrdiff_t(done));
   }
@@ -337,6 +367,38 @@ Status Device::collect() {
     if (r) r();
   }
   return result;
+}
+
+Status Device::wait_deferred(bool* none) {
+  *none = false;
+  if (failed()) return status();
+  EventHandle e = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex_);
+    if (deferred_.empty()) {
+      *none = true;
+      return Status::ok();
+    }
+    e = deferred_.front().event;
+    waited_events_.push_back(e);
+  }
+  int rc = 0;
+  {
+    ContextScope scope(*this);
+    rc = scope.status() ? api_->event_synchronize.fn(e) : 0;
+  }
+  {
+    std::lock_guard<std::mutex> lock(deferred_mutex_);
+    waited_events_.erase(std::find(waited_events_.begin(), waited_events_.end(), e));
+    const bool still_waited = std::find(waited_events_.begin(), waited_events_.end(), e) != waited_events_.end();
+    auto retired = std::find(retired_events_.begin(), retired_events_.end(), e);
+    if (retired != retired_events_.end() && !still_waited) {
+      retired_events_.erase(retired);
+      spare_events_.push_back(e);
+    }
+  }
+  if (rc != 0) return fail(api_->event_synchronize.symbol, rc, __FILE__, __LINE__);
+  return failed() ? status() : Status::ok();
 }
 
 // ---- ContextScope -----------------------------------------------------------------------------------------------
@@ -474,11 +536,11 @@ Event& Event::operator=(Event&& o) noexcept {
   return *this;
 }
 
-Status Event::create(std::shared_ptr<Device> device, Event* out) {
+Status Event::create(std::shared_ptr<Device> device, Event* out, bool blocking) {
   out->reset();
   if (!device) return {Errc::invalid_argument, "event without a device"};
   EventHandle h = nullptr;
-  VMAFX_TRY(device->create_event(&h));
+  VMAFX_TRY(device->create_event(&h, blocking));
   out->device_ = std::move(device);
   out->handle_ = h;
   return Status::ok();

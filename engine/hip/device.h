@@ -28,6 +28,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "hip/api.h"
@@ -47,6 +49,35 @@ struct DeviceInfo {
 };
 
 struct Kernel;
+template <class Signature>
+struct TypedKernel;
+
+namespace launch_detail {
+template <class P, class A, class = void>
+struct brace_converts : std::false_type {};
+// P{a}: no narrowing, no pointer of another type.
+template <class P, class A>
+struct brace_converts<P, A, std::void_t<decltype(P{std::declval<A>()})>> : std::true_type {};
+// A struct parameter takes that struct only (P{a} would also take a struct's first member); others as P{a}.
+template <class P, class A>
+struct converts : std::conditional_t<std::is_class_v<P>, std::is_same<P, std::remove_cv_t<std::remove_reference_t<A>>>,
+                                     brace_converts<P, A>> {};
+template <class... T>
+struct list {};
+template <bool same_count, class Params, class Args>
+struct all_convert : std::false_type {};
+template <class... P, class... A>
+struct all_convert<true, list<P...>, list<A...>> : std::bool_constant<(converts<P, A>::value && ...)> {};
+}  // namespace launch_detail
+
+// Whether Device::launch of a kernel of function type `Signature` takes these arguments: one per parameter, each
+// of its struct parameter's type or converting to its scalar or pointer parameter's type without narrowing.
+template <class Signature, class... Args>
+struct launch_args_fit : std::false_type {};
+template <class... Params, class... Args>
+struct launch_args_fit<void(Params...), Args...>
+    : launch_detail::all_convert<sizeof...(Params) == sizeof...(Args), launch_detail::list<Params...>,
+                                 launch_detail::list<Args...>> {};
 
 class Device {
  public:
@@ -90,6 +121,19 @@ class Device {
   Status copy_async(CopyKind kind, void* dst, const void* src, size_t bytes);
   Status copy_2d_async(const Copy2D& copy);
   Status memset_d32_async(void* dst, uint32_t value, size_t count);
+  // A kernel with its parameter list (TypedKernel): the arguments themselves, each converted to its parameter's
+  // type without narrowing (a pointer of another type, a size_t for a 32-bit parameter or a missing argument does not
+  // compile), and handed to the runtime as the array of pointers it takes.
+  template <class... Params, class... Args>
+  Status launch(const TypedKernel<void(Params...)>& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                Args&&... args) {
+    static_assert(sizeof...(Args) == sizeof...(Params), "the kernel takes another number of arguments");
+    static_assert(launch_args_fit<void(Params...), Args&&...>::value,
+                  "an argument does not convert to its parameter's type without narrowing");
+    return launch_values<Params...>(kernel.kernel, grid, block, shared_bytes, Params{std::forward<Args>(args)}...);
+  }
+  // The runtime's form: `args` points at one value per kernel parameter, of the parameter's size and in its order,
+  // which nothing here checks. For kernels without a TypedKernel (prefer one).
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args);
   Status record(EventHandle event);
   // The library stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
@@ -105,6 +149,11 @@ class Device {
   Status upload_async(void* dst, const void* pinned_src, size_t bytes);
   // Records `event` after the work queued on the upload stream so far.
   Status record_upload(EventHandle event);
+  // Submits the work queued on the upload stream to the device now, with a query of the stream (its answer, done
+  // or busy, is not needed). Call it after queueing work that another stream waits for: on ROCm (a gfx1036,
+  // measured), work left unsubmitted after an asynchronous enqueue was overtaken by work queued later on another
+  // stream. CUDA submits at enqueue, so there it changes nothing.
+  Status submit_upload();
   // The upload stream waits (on the device) for an event, e.g. the library stream's event after the last read of
   // the buffer the next upload overwrites.
   Status upload_wait_event(EventHandle event);
@@ -117,15 +166,26 @@ class Device {
   Status defer_release(std::function<void()> release);
   // Runs the deferred releases whose work has finished.
   Status collect();
+  // Blocks (the calling thread sleeps in the runtime) until the work queued before the oldest deferred release that
+  // has not run yet has finished, so that a collect() after it runs that release; runs nothing itself. *none: there
+  // was no such release (all have run, or another thread's collect() is running them). For a thread that collects
+  // releases as they become ready, without polling.
+  Status wait_deferred(bool* none);
 
-  // Event handles for internal pools (Event wraps one with RAII).
-  Status create_event(EventHandle* out);
+  // Event handles for internal pools (Event wraps one with RAII). `blocking`: a host wait on it sleeps instead of
+  // spinning (Api::event_create_blocking).
+  Status create_event(EventHandle* out, bool blocking = false);
   void destroy_event(EventHandle e);
 
  private:
   Device() = default;
   Status init(const Api* api, int index);
   Status init_streams();
+  template <class... Params>
+  Status launch_values(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, Params... values) {
+    void* args[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {static_cast<void*>(&values)...};
+    return launch(kernel, grid, block, shared_bytes, args);
+  }
 
   const Api* api_ = nullptr;
   DeviceInfo info_;
@@ -147,7 +207,11 @@ class Device {
   };
   std::mutex deferred_mutex_;
   std::vector<Deferred> deferred_;
-  std::vector<EventHandle> spare_events_;
+  std::vector<EventHandle> spare_events_;  // blocking events of finished releases, for the next defer_release
+  // Events wait_deferred() is waiting on now, and those of them whose release collect() has run meanwhile: those
+  // go back to spare_events_ only once the wait is over, so that no event is recorded again while waited on.
+  std::vector<EventHandle> waited_events_;
+  std::vector<EventHandle> retired_events_;
 };
 
 // Binds a device's context to the calling thread for the scope and restores the previous one after (NVIDIA needs
@@ -171,6 +235,17 @@ class ContextScope {
 struct Kernel {
   FunctionHandle fn = nullptr;
   std::string name;
+};
+
+// A kernel function with its parameter list, e.g. TypedKernel<motion_sad_kernel_fn>. Each kernel's header
+// (kernels/<feature>_impl.h) declares its function type (`typedef void motion_sad_kernel_fn(VxPlane prev, ...)`) and
+// the kernel source declares the kernel with that type before defining it, so a definition with other parameters
+// does not compile; host code launches it through this handle, whose Device::launch checks the arguments against
+// the same type. Module::function fills it.
+template <class... Params>
+struct TypedKernel<void(Params...)> {
+  Kernel kernel;
+  explicit operator bool() const { return kernel.fn != nullptr; }
 };
 
 class DeviceBuffer {
@@ -229,7 +304,9 @@ class Event {
   Event(Event&& o) noexcept { *this = std::move(o); }
   Event& operator=(Event&& o) noexcept;
 
-  static Status create(std::shared_ptr<Device> device, Event* out);
+  // `blocking`: a host thread waiting in synchronize() sleeps until the event completes instead of spinning (for
+  // waits off the per-frame path, such as a release thread's).
+  static Status create(std::shared_ptr<Device> device, Event* out, bool blocking = false);
 
   // Records the event after the work queued on the library stream so far.
   Status record();

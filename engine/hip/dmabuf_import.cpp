@@ -48,6 +48,7 @@ class HipDmaBufDevice final : public DmaBufDevice {
   Status import(int fd, uint64_t size, DeviceMemory* out) override { return import_fn_(device_, fd, size, out); }
   Status defer(std::function<void()> release) override { return device_->defer_release(std::move(release)); }
   Status collect() override { return device_->collect(); }
+  Status wait_oldest(bool* none) override { return device_->wait_deferred(none); }
   Status drain() override {
     Status s = device_->synchronize();
     Status c = device_->collect();

@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// dma-bufs imported on the GPU as external memory (seed ADR-2092 rules 5-7): the HIP side of the device importer in
-// vmafx/dmabuf.h, which does the rest (fd duplication, checks, fences, cache, fallback, pictures).
+// dma-bufs imported on the GPU as external memory, each with its own size and mapped whole, read in place and released
+// behind an event on the library stream: the HIP side of the device importer in vmafx/dmabuf.h, which does the rest
+// (fd duplication, checks, fences, cache, fallback, pictures).
 //
 // import(): the dma-buf (the importer's duplicate of the caller's fd, its size from lseek(SEEK_END)) is imported with
 // the runtime's external-memory call as an opaque fd of that size and mapped whole; the frame's planes are that
 // mapping plus their offsets, read in place at their pitches. The runtime gets its own duplicate of the fd: NVIDIA's
-// driver takes ownership of an fd it imports, AMD's runtime does not (ADR-2092), so on AMD that duplicate is closed
-// after the import is destroyed. A refusal (NVIDIA: CUDA_ERROR_UNKNOWN for dma-bufs, measured) is Errc::unsupported,
-// not a device failure.
+// driver takes ownership of an fd it imports (cuImportExternalMemory's documentation), AMD's runtime does not, so
+// on AMD that duplicate is closed after the import is destroyed. A refusal (NVIDIA: CUDA_ERROR_UNKNOWN for dma-bufs,
+// measured) is Errc::unsupported, not a device failure.
 //
 // defer(): Device::defer_release — an event recorded now on THE library stream; the release runs in a later
 // collect() once every read queued before it has finished. Freeing the mapping therefore never waits for the GPU on
 // the import path (hipFree of a mapping synchronises the device on AMD: it only runs once the stream has passed).
+// wait_oldest(): Device::wait_deferred — the collector thread sleeps on the oldest release's event (created with
+// blocking synchronisation, so the runtime does not spin).
 #pragma once
 
 #include <functional>

@@ -2,14 +2,20 @@
 // The contract between the HIP frame pipeline (engine/hip/pipeline.*) and each GPU feature (VIF, ADM, motion, PSNR).
 //
 // A frame's planes are on the device once (uploaded once through the pinned ring, or imported: dma-buf, GL), and
-// every feature of that frame reads the same planes (seed rule: one upload per plane per frame, shared by all
-// kernels). Per frame, in this order: the uploads (host frames: on the device's upload stream, which the library
-// stream waits for; device-resident frames need none), then on the device's library stream, for each feature, its
-// accumulator clears (never before the uploads: seed ADR-1427), its kernels and an asynchronous read-back of its
-// integer sums into pinned host memory of the frame's slot; then one event for the slot. Producer memory is read only
-// on the library stream. When the
-// event has completed, finish() turns the read-back integers into scores on the host with the CPU reference's own
-// finishing functions, so GPU scores equal the CPU's bit for bit.
+// every feature of that frame reads the same planes: one upload per plane per frame, shared by all kernels. Per
+// frame, in this order: the uploads (host frames: on the device's upload stream, which the library stream waits for;
+// device-resident frames need none), then on the device's library stream, for each feature, its accumulator clears,
+// its kernels and an asynchronous read-back of its integer sums into pinned host memory of the frame's slot; then one
+// event for the slot. Producer memory is read only on the library stream. When the event has completed, finish()
+// turns the read-back integers into scores on the host with the CPU reference's own finishing functions, so GPU
+// scores equal the CPU's bit for bit.
+//
+// Clears come after the frame's upload, never ahead of it: on ROCm (a gfx1036, measured) a clear queued ahead of the
+// upload was lost in the first frame of a context that needed larger planes than the contexts before it, and the
+// kernels added onto a recycled allocation's old sums.
+//
+// The pipeline checks a frame's planes once (HipPipeline::submit, check_device_plane); enqueue() asserts what it
+// relies on and does not check again.
 //
 // Buffers are sized at create() for `slots` frames in flight: no allocation, free or device-wide synchronisation per
 // frame.
@@ -20,7 +26,7 @@
 #include <memory>
 
 #include "hip/device.h"
-#include "hip/psnr_sse.h"  // DevicePlane
+#include "hip/plane.h"
 #include "vmafx/status.h"
 
 namespace vmafx::hip {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/float_adm_gpu.h"
 
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -59,9 +60,9 @@ Status FloatAdmGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t 
   v->cos_1deg_sq_ = cpu::float_adm_cos_1deg_sq();
   VMAFX_TRY(Module::load(device, "float_adm", &v->module_, module_options));
   const std::pair<const char*, Kernel*> kernels[] = {
-      {"float_adm_picture_kernel", &v->picture_}, {"float_adm_dwt_v_kernel", &v->dwt_v_},
-      {"float_adm_dwt_h_kernel", &v->dwt_h_},     {"float_adm_decouple_kernel", &v->decouple_},
-      {"float_adm_cm_kernel", &v->cm_},           {"float_adm_rowsum_kernel", &v->rowsum_}};
+      {"float_adm_picture_kernel", &v->picture_.kernel}, {"float_adm_dwt_v_kernel", &v->dwt_v_.kernel},
+      {"float_adm_dwt_h_kernel", &v->dwt_h_.kernel},     {"float_adm_decouple_kernel", &v->decouple_.kernel},
+      {"float_adm_cm_kernel", &v->cm_.kernel},           {"float_adm_rowsum_kernel", &v->rowsum_.kernel}};
   for (const auto& k : kernels) VMAFX_TRY(v->module_.function(k.first, k.second));
 
   v->pic_pitch_ = round64(w);
@@ -80,31 +81,14 @@ Status FloatAdmGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t 
 }
 
 Status FloatAdmGpu::check_plane(const char* what, const DevicePlane& p) const {
-  const std::string name = std::string("float_adm (gpu): ") + what;
-  if (!p.data) return {Errc::invalid_argument, name + " plane has no data"};
-  if (p.width != w_ || p.height != h_)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the extractor was set up for " + std::to_string(w_) + "x" + std::to_string(h_)};
-  if (p.bytes != 1 && p.bytes != 2)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + " bytes per sample"};
-  if (p.bytes == 1 && (bpc_ > 8 || p.shift != 0))
-    return {Errc::invalid_argument, name + ": 8-bit words cannot hold " + std::to_string(bpc_) + "-bit samples"};
-  if (p.bytes == 2 && p.shift + bpc_ > 16)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc_) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit a 16-bit word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, w_, h_, bpc_, std::string("float_adm (gpu): ") + what + " plane");
 }
 
 Status FloatAdmGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != bpc_)
-    return {Errc::unsupported, "float_adm (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(bpc_)};
-  return enqueue_planes(frame.ref[0], frame.dist[0], slot);
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(frame.bpc == bpc_ && device_plane_fits(frame.ref[0], w_, h_, bpc_) &&
+         device_plane_fits(frame.dist[0], w_, h_, bpc_));
+  return launch(frame.ref[0], frame.dist[0], slot);
 }
 
 Status FloatAdmGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot) {
@@ -114,22 +98,25 @@ Status FloatAdmGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
             "float_adm (gpu): slot " + std::to_string(slot) + " of " + std::to_string(slots_) + " slots"};
   VMAFX_TRY(check_plane("reference", ref));
   VMAFX_TRY(check_plane("distorted", dist));
+  return launch(ref, dist, slot);
+}
+
+Status FloatAdmGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot) {
+  assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
   enqueued_[slot] = 0;
   const Dim3 block{FADM_BLOCK_X, FADM_BLOCK_Y, 1};
 
   FadmPictureArgs pa{};
-  pa.ref = FxPlane{static_cast<const vx_u8*>(ref.data), ref.pitch, ref.step, ref.bytes, ref.shift, bpc_};
-  pa.dist = FxPlane{static_cast<const vx_u8*>(dist.data), dist.pitch, dist.step, dist.bytes, dist.shift, bpc_};
+  pa.ref = ref;
+  pa.dist = dist;
+  pa.bpc = bpc_;
   pa.out_ref = pic_.as<float>();
   pa.out_dist = pic_.as<float>() + pic_pitch_ * h_;
   pa.out_pitch = pic_pitch_;
   pa.w = w_;
   pa.h = h_;
-  {
-    void* args[] = {&pa};
-    VMAFX_TRY(device_->launch(picture_, grid_2d(w_, h_, 2), block, 0, args));
-  }
+  VMAFX_TRY(device_->launch(picture_, grid_2d(w_, h_, 2), block, 0, pa));
 
   const float* src[2] = {pa.out_ref, pa.out_dist};
   size_t src_pitch = pic_pitch_;
@@ -166,9 +153,8 @@ Status FloatAdmGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
     da.h_in = ih;
     da.lo_only = skip ? 1 : 0;
     {
-      void* args[] = {&da};
-      VMAFX_TRY(device_->launch(dwt_v_, grid_2d(iw, bh, 2), block, 0, args));
-      VMAFX_TRY(device_->launch(dwt_h_, grid_2d(bw, bh, 2), block, 0, args));
+      VMAFX_TRY(device_->launch(dwt_v_, grid_2d(iw, bh, 2), block, 0, da));
+      VMAFX_TRY(device_->launch(dwt_h_, grid_2d(bw, bh, 2), block, 0, da));
     }
     if (!skip) {
       const cpu::FloatAdmRect tr = cpu::float_adm_tap_rect(int(bw), int(bh));
@@ -189,11 +175,8 @@ Status FloatAdmGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
       dc.top = tr.top;
       dc.right = tr.right;
       dc.bottom = tr.bottom;
-      {
-        void* args[] = {&dc};
-        VMAFX_TRY(device_->launch(decouple_, grid_2d(uint32_t(tr.right - tr.left), uint32_t(tr.bottom - tr.top), 1),
-                                  block, 0, args));
-      }
+      VMAFX_TRY(device_->launch(decouple_, grid_2d(uint32_t(tr.right - tr.left), uint32_t(tr.bottom - tr.top), 1),
+                                block, 0, dc));
       const cpu::FloatAdmRect sr = cpu::float_adm_score_rect(int(bw), int(bh));
       const uint32_t rw = uint32_t(sr.right - sr.left), n = uint32_t(sr.bottom - sr.top);
       FadmCmArgs cm{};
@@ -216,21 +199,15 @@ Status FloatAdmGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
       cm.right = sr.right;
       cm.bottom = sr.bottom;
       cm.bypass_cm = opts_.bypass_cm ? 1 : 0;
-      {
-        void* args[] = {&cm};
-        VMAFX_TRY(device_->launch(cm_, grid_2d(rw, n, 1), block, 0, args));
-      }
+      VMAFX_TRY(device_->launch(cm_, grid_2d(rw, n, 1), block, 0, cm));
       FadmRowArgs ra{};
       for (unsigned k = 0; k < 9; ++k) ra.in[k] = plane(kOut + k);
       ra.pitch = band_pitch_;
       ra.out = rows + row_offset_[s];
       ra.rw = rw;
       ra.n = n;
-      {
-        void* args[] = {&ra};
-        VMAFX_TRY(device_->launch(rowsum_, Dim3{(n + FADM_ROW_THREADS - 1) / FADM_ROW_THREADS, 9, 1},
-                                  Dim3{FADM_ROW_THREADS, 1, 1}, 0, args));
-      }
+      VMAFX_TRY(device_->launch(rowsum_, Dim3{(n + FADM_ROW_THREADS - 1) / FADM_ROW_THREADS, 9, 1},
+                                Dim3{FADM_ROW_THREADS, 1, 1}, 0, ra));
     }
     src[0] = da.a[0];
     src[1] = da.a[1];

@@ -19,6 +19,7 @@
 #include "cpu/float_adm.h"
 #include "hip/device.h"
 #include "hip/feature.h"
+#include "hip/kernels/float_adm_impl.h"
 #include "hip/module.h"
 
 namespace vmafx::hip {
@@ -50,11 +51,17 @@ class FloatAdmGpu final : public GpuFeature {
  private:
   FloatAdmGpu() = default;
   Status check_plane(const char* what, const DevicePlane& p) const;
+  Status launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot);  // enqueue_planes, unchecked
   float* plane(unsigned i) const { return bands_.as<float>() + size_t(i) * band_plane_; }
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel picture_, dwt_v_, dwt_h_, decouple_, cm_, rowsum_;
+  TypedKernel<float_adm_picture_kernel_fn> picture_;
+  TypedKernel<float_adm_dwt_v_kernel_fn> dwt_v_;
+  TypedKernel<float_adm_dwt_h_kernel_fn> dwt_h_;
+  TypedKernel<float_adm_decouple_kernel_fn> decouple_;
+  TypedKernel<float_adm_cm_kernel_fn> cm_;
+  TypedKernel<float_adm_rowsum_kernel_fn> rowsum_;
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 8;
   cpu::FloatAdmOptions opts_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/float_motion_gpu.h"
 
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -43,9 +44,9 @@ Status FloatMotionGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32
   if (!options.force_zero) {
     VMAFX_TRY(Module::load(device, "float_motion", &m->module_, module_options));
     const std::pair<const char*, Kernel*> kernels[] = {
-        {"float_motion_picture_kernel", &m->picture_}, {"float_motion_blur_v_kernel", &m->blur_v_},
-        {"float_motion_blur_h_kernel", &m->blur_h_},   {"float_motion_half_kernel", &m->half_},
-        {"float_motion_rowsad_kernel", &m->rowsad_}};
+        {"float_motion_picture_kernel", &m->picture_.kernel}, {"float_motion_blur_v_kernel", &m->blur_v_.kernel},
+        {"float_motion_blur_h_kernel", &m->blur_h_.kernel},   {"float_motion_half_kernel", &m->half_.kernel},
+        {"float_motion_rowsad_kernel", &m->rowsad_.kernel}};
     for (const auto& k : kernels) VMAFX_TRY(m->module_.function(k.first, k.second));
 
     const float* taps;
@@ -119,33 +120,13 @@ float* FloatMotionGpu::half(unsigned plane, unsigned parity) const {
 const float* FloatMotionGpu::blurred() const { return work_ ? blur(0, cur_) : nullptr; }
 
 Status FloatMotionGpu::check_plane(const char* what, const DevicePlane& p, uint32_t w, uint32_t h) const {
-  const std::string name = std::string("float_motion (gpu): ") + what;
-  if (!p.data) return {Errc::invalid_argument, name + " plane has no data"};
-  if (p.width != w || p.height != h)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the extractor was set up for " + std::to_string(w) + "x" + std::to_string(h)};
-  if (p.bytes != 1 && p.bytes != 2)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + " bytes per sample"};
-  if (p.bytes == 1 && (bpc_ > 8 || p.shift != 0))
-    return {Errc::invalid_argument, name + ": 8-bit words cannot hold " + std::to_string(bpc_) + "-bit samples"};
-  if (p.bytes == 2 && p.shift + bpc_ > 16)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc_) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit a 16-bit word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, w, h, bpc_, std::string("float_motion (gpu): ") + what + " plane");
 }
 
 Status FloatMotionGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != bpc_)
-    return {Errc::unsupported, "float_motion (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(bpc_)};
-  if (planes_ == 3 && frame.planes < 3)
-    return {Errc::invalid_argument, "float_motion (gpu): motion_add_uv needs the frame's chroma planes on the device"};
-  return enqueue_planes(frame.ref[0], planes_ == 3 ? frame.ref + 1 : nullptr, frame.prev_ref == nullptr, slot);
+  // The pipeline made the frame for this geometry (with chroma when motion_add_uv reads it) and checked its planes.
+  assert(frame.bpc == bpc_ && (planes_ == 1 || frame.planes >= 3) && device_plane_fits(frame.ref[0], w_, h_, bpc_));
+  return launch(frame.ref[0], planes_ == 3 ? frame.ref + 1 : nullptr, frame.prev_ref == nullptr, slot);
 }
 
 Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane* uv, bool first, unsigned slot) {
@@ -153,16 +134,23 @@ Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane*
   if (slot >= state_.size())
     return {Errc::invalid_argument,
             "float_motion (gpu): slot " + std::to_string(slot) + " of " + std::to_string(state_.size()) + " slots"};
+  if (!opts_.force_zero) {
+    VMAFX_TRY(check_plane("reference", ref, w_, h_));
+    if (planes_ == 3) {
+      if (!uv) return {Errc::invalid_argument, "float_motion (gpu): motion_add_uv needs the two chroma planes"};
+      VMAFX_TRY(check_plane("reference Cb", uv[0], pw_[1], ph_[1]));
+      VMAFX_TRY(check_plane("reference Cr", uv[1], pw_[2], ph_[2]));
+    }
+  }
+  return launch(ref, uv, first, slot);
+}
+
+Status FloatMotionGpu::launch(const DevicePlane& ref, const DevicePlane* uv, bool first, unsigned slot) {
+  assert(device_ && slot < state_.size() && (planes_ == 1 || opts_.force_zero || uv));
   state_[slot] = 0;
   if (opts_.force_zero) {
     state_[slot] = 1;
     return Status::ok();
-  }
-  VMAFX_TRY(check_plane("reference", ref, w_, h_));
-  if (planes_ == 3) {
-    if (!uv) return {Errc::invalid_argument, "float_motion (gpu): motion_add_uv needs the two chroma planes"};
-    VMAFX_TRY(check_plane("reference Cb", uv[0], pw_[1], ph_[1]));
-    VMAFX_TRY(check_plane("reference Cr", uv[1], pw_[2], ph_[2]));
   }
   if (device_->failed()) return device_->status();
   if (first) have_prev_ = false;
@@ -174,15 +162,13 @@ Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane*
     float* pic = work_.as<float>() + work_offset_[p][0];
     float* tmp = work_.as<float>() + work_offset_[p][1];
     FmotPictureArgs pa{};
-    pa.src = FxPlane{static_cast<const vx_u8*>(src.data), src.pitch, src.step, src.bytes, src.shift, bpc_};
+    pa.src = src;
+    pa.bpc = bpc_;
     pa.out = pic;
     pa.out_pitch = pitch_[p];
     pa.w = pw_[p];
     pa.h = ph_[p];
-    {
-      void* args[] = {&pa};
-      VMAFX_TRY(device_->launch(picture_, grid_2d(pw_[p], ph_[p]), block, 0, args));
-    }
+    VMAFX_TRY(device_->launch(picture_, grid_2d(pw_[p], ph_[p]), block, 0, pa));
     FmotBlurArgs ba{};
     ba.src = pic;
     ba.tmp = tmp;
@@ -193,9 +179,8 @@ Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane*
     ba.w = pw_[p];
     ba.h = ph_[p];
     {
-      void* args[] = {&ba};
-      VMAFX_TRY(device_->launch(blur_v_, grid_2d(pw_[p], ph_[p]), block, 0, args));
-      VMAFX_TRY(device_->launch(blur_h_, grid_2d(pw_[p], ph_[p]), block, 0, args));
+      VMAFX_TRY(device_->launch(blur_v_, grid_2d(pw_[p], ph_[p]), block, 0, ba));
+      VMAFX_TRY(device_->launch(blur_h_, grid_2d(pw_[p], ph_[p]), block, 0, ba));
     }
     if (opts_.add_scale1) {
       FmotHalfArgs ha{};
@@ -210,8 +195,7 @@ Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane*
       ha.row_w = reinterpret_cast<const float*>(base + table_offset_[p][3]);
       ha.dw = hw_[p];
       ha.dh = hh_[p];
-      void* args[] = {&ha};
-      VMAFX_TRY(device_->launch(half_, grid_2d(hw_[p], hh_[p]), block, 0, args));
+      VMAFX_TRY(device_->launch(half_, grid_2d(hw_[p], hh_[p]), block, 0, ha));
     }
     if (have_prev_) {
       FmotRowArgs ra{};
@@ -221,11 +205,8 @@ Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane*
       ra.out = rows + row_offset_[p][0];
       ra.w = pw_[p];
       ra.h = ph_[p];
-      {
-        void* args[] = {&ra};
-        VMAFX_TRY(device_->launch(rowsad_, Dim3{(ph_[p] + FMOT_ROW_THREADS - 1) / FMOT_ROW_THREADS, 1, 1},
-                                  Dim3{FMOT_ROW_THREADS, 1, 1}, 0, args));
-      }
+      VMAFX_TRY(device_->launch(rowsad_, Dim3{(ph_[p] + FMOT_ROW_THREADS - 1) / FMOT_ROW_THREADS, 1, 1},
+                                Dim3{FMOT_ROW_THREADS, 1, 1}, 0, ra));
       if (opts_.add_scale1) {
         ra.prev = half(p, cur_ ^ 1);
         ra.cur = half(p, cur_);
@@ -233,9 +214,8 @@ Status FloatMotionGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane*
         ra.out = rows + row_offset_[p][1];
         ra.w = hw_[p];
         ra.h = hh_[p];
-        void* args[] = {&ra};
         VMAFX_TRY(device_->launch(rowsad_, Dim3{(hh_[p] + FMOT_ROW_THREADS - 1) / FMOT_ROW_THREADS, 1, 1},
-                                  Dim3{FMOT_ROW_THREADS, 1, 1}, 0, args));
+                                  Dim3{FMOT_ROW_THREADS, 1, 1}, 0, ra));
       }
     }
   }

@@ -19,6 +19,7 @@
 #include "cpu/float_vif.h"
 #include "hip/device.h"
 #include "hip/feature.h"
+#include "hip/kernels/float_motion_impl.h"
 #include "hip/module.h"
 #include "vmafx/picture.h"
 
@@ -51,12 +52,17 @@ class FloatMotionGpu final : public GpuFeature {
  private:
   FloatMotionGpu() = default;
   Status check_plane(const char* what, const DevicePlane& p, uint32_t w, uint32_t h) const;
+  Status launch(const DevicePlane& ref, const DevicePlane* uv, bool first, unsigned slot);  // unchecked
   float* blur(unsigned plane, unsigned parity) const;
   float* half(unsigned plane, unsigned parity) const;
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel picture_, blur_v_, blur_h_, half_, rowsad_;
+  TypedKernel<float_motion_picture_kernel_fn> picture_;
+  TypedKernel<float_motion_blur_v_kernel_fn> blur_v_;
+  TypedKernel<float_motion_blur_h_kernel_fn> blur_h_;
+  TypedKernel<float_motion_half_kernel_fn> half_;
+  TypedKernel<float_motion_rowsad_kernel_fn> rowsad_;
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 8;
   cpu::FloatMotionOptions opts_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/float_vif_gpu.h"
 
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -48,10 +49,10 @@ Status FloatVifGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t 
   v->rescale_ = g.w[0] != int(w) || g.h[0] != int(h);
   VMAFX_TRY(Module::load(device, "float_vif", &v->module_, module_options));
   const std::pair<const char*, Kernel*> kernels[] = {
-      {"float_vif_picture_kernel", &v->picture_},  {"float_vif_scale_kernel", &v->scale_},
-      {"float_vif_vertical_kernel", &v->vertical_}, {"float_vif_stat_kernel", &v->stat_},
-      {"float_vif_decimate_v_kernel", &v->dec_v_},  {"float_vif_decimate_h_kernel", &v->dec_h_},
-      {"float_vif_rowsum_kernel", &v->rowsum_}};
+      {"float_vif_picture_kernel", &v->picture_.kernel},  {"float_vif_scale_kernel", &v->scale_.kernel},
+      {"float_vif_vertical_kernel", &v->vertical_.kernel}, {"float_vif_stat_kernel", &v->stat_.kernel},
+      {"float_vif_decimate_v_kernel", &v->dec_v_.kernel},  {"float_vif_decimate_h_kernel", &v->dec_h_.kernel},
+      {"float_vif_rowsum_kernel", &v->rowsum_.kernel}};
   for (const auto& k : kernels) VMAFX_TRY(v->module_.function(k.first, k.second));
 
   // Filter taps of every scale, made by the CPU reference.
@@ -109,31 +110,14 @@ const float* FloatVifGpu::image(unsigned scale, bool dist) const {
 }
 
 Status FloatVifGpu::check_plane(const char* what, const DevicePlane& p) const {
-  const std::string name = std::string("float_vif (gpu): ") + what;
-  if (!p.data) return {Errc::invalid_argument, name + " plane has no data"};
-  if (p.width != w_ || p.height != h_)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the extractor was set up for " + std::to_string(w_) + "x" + std::to_string(h_)};
-  if (p.bytes != 1 && p.bytes != 2)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + " bytes per sample"};
-  if (p.bytes == 1 && (bpc_ > 8 || p.shift != 0))
-    return {Errc::invalid_argument, name + ": 8-bit words cannot hold " + std::to_string(bpc_) + "-bit samples"};
-  if (p.bytes == 2 && p.shift + bpc_ > 16)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc_) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit a 16-bit word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, w_, h_, bpc_, std::string("float_vif (gpu): ") + what + " plane");
 }
 
 Status FloatVifGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != bpc_)
-    return {Errc::unsupported, "float_vif (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(bpc_)};
-  return enqueue_planes(frame.ref[0], frame.dist[0], slot);
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(frame.bpc == bpc_ && device_plane_fits(frame.ref[0], w_, h_, bpc_) &&
+         device_plane_fits(frame.dist[0], w_, h_, bpc_));
+  return launch(frame.ref[0], frame.dist[0], slot);
 }
 
 Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot) {
@@ -143,13 +127,19 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
             "float_vif (gpu): slot " + std::to_string(slot) + " of " + std::to_string(slots_) + " slots"};
   VMAFX_TRY(check_plane("reference", ref));
   VMAFX_TRY(check_plane("distorted", dist));
+  return launch(ref, dist, slot);
+}
+
+Status FloatVifGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot) {
+  assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
   enqueued_[slot] = 0;
 
   // The float pictures.
   FvifPictureArgs pa{};
-  pa.ref = FxPlane{static_cast<const vx_u8*>(ref.data), ref.pitch, ref.step, ref.bytes, ref.shift, bpc_};
-  pa.dist = FxPlane{static_cast<const vx_u8*>(dist.data), dist.pitch, dist.step, dist.bytes, dist.shift, bpc_};
+  pa.ref = ref;
+  pa.dist = dist;
+  pa.bpc = bpc_;
   float* pic = rescale_ ? in_.as<float>() : const_cast<float*>(image(0, false));
   const size_t pic_pitch = rescale_ ? in_pitch_ : pitch_[0];
   pa.out_ref = pic;
@@ -157,10 +147,7 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
   pa.out_pitch = pic_pitch;
   pa.w = w_;
   pa.h = h_;
-  {
-    void* args[] = {&pa};
-    VMAFX_TRY(device_->launch(picture_, grid_2d(w_, h_, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, args));
-  }
+  VMAFX_TRY(device_->launch(picture_, grid_2d(w_, h_, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, pa));
   if (rescale_) {
     FvifScaleArgs sa{};
     sa.src_ref = pa.out_ref;
@@ -178,8 +165,7 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
     sa.dh = uint32_t(geo_.h[0]);
     sa.method = uint32_t(opts_.prescale_method);
     sa.k = uint32_t(scale_k_[0]);
-    void* args[] = {&sa};
-    VMAFX_TRY(device_->launch(scale_, grid_2d(sa.dw, sa.dh, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, args));
+    VMAFX_TRY(device_->launch(scale_, grid_2d(sa.dw, sa.dh, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, sa));
   }
 
   const size_t n0 = pitch_[0] * size_t(geo_.h[0]);
@@ -206,9 +192,8 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
       da.src_h = uint32_t(geo_.h[s - 1]);
       da.dst_w = w;
       da.dst_h = h;
-      void* args[] = {&da};
-      VMAFX_TRY(device_->launch(dec_v_, grid_2d(da.src_w, h, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, args));
-      VMAFX_TRY(device_->launch(dec_h_, grid_2d(w, h, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, args));
+      VMAFX_TRY(device_->launch(dec_v_, grid_2d(da.src_w, h, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, da));
+      VMAFX_TRY(device_->launch(dec_h_, grid_2d(w, h, 2), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, da));
     }
     FvifFilterArgs fa{};
     fa.ref = image(s, false);
@@ -223,10 +208,7 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
     fa.fw = geo_.taps[s];
     fa.w = w;
     fa.h = h;
-    {
-      void* args[] = {&fa};
-      VMAFX_TRY(device_->launch(vertical_, grid_2d(w, h, 1), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, args));
-    }
+    VMAFX_TRY(device_->launch(vertical_, grid_2d(w, h, 1), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, fa));
     FvifStatArgs st{};
     st.mu1 = fa.mu1;
     st.mu2 = fa.mu2;
@@ -241,10 +223,7 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
     st.fw = geo_.taps[s];
     st.w = w;
     st.h = h;
-    {
-      void* args[] = {&st};
-      VMAFX_TRY(device_->launch(stat_, grid_2d(w, h, 1), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, args));
-    }
+    VMAFX_TRY(device_->launch(stat_, grid_2d(w, h, 1), Dim3{FVIF_BLOCK_X, FVIF_BLOCK_Y, 1}, 0, st));
     FvifRowArgs ra{};
     ra.a = st.num;
     ra.b = st.den;
@@ -253,11 +232,8 @@ Status FloatVifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& di
     ra.out_b = rows + row_offset_[s] + h;
     ra.w = w;
     ra.h = h;
-    {
-      void* args[] = {&ra};
-      VMAFX_TRY(device_->launch(rowsum_, Dim3{(h + FVIF_ROW_THREADS - 1) / FVIF_ROW_THREADS, 1, 1},
-                                Dim3{FVIF_ROW_THREADS, 1, 1}, 0, args));
-    }
+    VMAFX_TRY(device_->launch(rowsum_, Dim3{(h + FVIF_ROW_THREADS - 1) / FVIF_ROW_THREADS, 1, 1},
+                              Dim3{FVIF_ROW_THREADS, 1, 1}, 0, ra));
   }
   VMAFX_TRY(device_->copy_async(CopyKind::device_to_host, readback_.data() + slot * row_floats_ * sizeof(float), rows,
                                 row_floats_ * sizeof(float)));

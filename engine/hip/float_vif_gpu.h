@@ -20,6 +20,7 @@
 #include "cpu/float_vif.h"
 #include "hip/device.h"
 #include "hip/feature.h"
+#include "hip/kernels/float_vif_impl.h"
 #include "hip/module.h"
 
 namespace vmafx::hip {
@@ -56,10 +57,17 @@ class FloatVifGpu final : public GpuFeature {
  private:
   FloatVifGpu() = default;
   Status check_plane(const char* what, const DevicePlane& p) const;
+  Status launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot);  // enqueue_planes, unchecked
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel picture_, scale_, vertical_, stat_, dec_v_, dec_h_, rowsum_;
+  TypedKernel<float_vif_picture_kernel_fn> picture_;
+  TypedKernel<float_vif_scale_kernel_fn> scale_;
+  TypedKernel<float_vif_vertical_kernel_fn> vertical_;
+  TypedKernel<float_vif_stat_kernel_fn> stat_;
+  TypedKernel<float_vif_decimate_v_kernel_fn> dec_v_;
+  TypedKernel<float_vif_decimate_h_kernel_fn> dec_h_;
+  TypedKernel<float_vif_rowsum_kernel_fn> rowsum_;
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 8;
   cpu::FloatVifOptions opts_;

@@ -3,6 +3,7 @@
 // system memory. Importer::create says why, after the same context checks as the HIP build.
 #include <string>
 
+#include "gl/test_hooks.h"
 #include "vmafx/gl.h"
 
 namespace vmafx::gl {
@@ -30,7 +31,9 @@ Importer::Importer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Importer::~Importer() = default;
 
 bool interop_built() { return false; }
+#if VMAFX_TEST_HOOKS
 InteropCounters interop_counters() { return {}; }
+#endif
 
 Status Importer::create(Vendor, int, std::unique_ptr<Importer>* out, ContextInfo* info) {
   out->reset();

@@ -120,6 +120,9 @@ int stream_synchronize(StreamHandle s) { return g.hipStreamSynchronize(s); }
 int stream_query(StreamHandle s) { return g.hipStreamQuery(s); }
 int stream_wait_event(StreamHandle s, EventHandle e) { return g.hipStreamWaitEvent(s, e, 0); }
 int event_create(EventHandle* out) { return g.hipEventCreateWithFlags(out, abi::kHipEventDisableTiming); }
+int event_create_blocking(EventHandle* out) {
+  return g.hipEventCreateWithFlags(out, abi::kHipEventDisableTiming | abi::kHipEventBlockingSync);
+}
 int event_record(EventHandle e, StreamHandle s) { return g.hipEventRecord(e, s); }
 int event_query(EventHandle e) { return g.hipEventQuery(e); }
 int event_synchronize(EventHandle e) { return g.hipEventSynchronize(e); }
@@ -296,6 +299,8 @@ Status amd_fill(void* lib, Api* api) {
        api);
   bind(api->event_create, event_create, "hipEventCreateWithFlags", g.hipEventCreateWithFlags != nullptr,
        api);
+  bind(api->event_create_blocking, event_create_blocking, "hipEventCreateWithFlags",
+       g.hipEventCreateWithFlags != nullptr, api);
   bind(api->event_record, event_record, "hipEventRecord", g.hipEventRecord != nullptr, api);
   bind(api->event_query, event_query, "hipEventQuery", g.hipEventQuery != nullptr, api);
   bind(api->event_synchronize, event_synchronize, "hipEventSynchronize",

@@ -127,6 +127,9 @@ int stream_synchronize(StreamHandle s) { return g.cuStreamSynchronize(s); }
 int stream_query(StreamHandle s) { return g.cuStreamQuery(s); }
 int stream_wait_event(StreamHandle s, EventHandle e) { return g.cuStreamWaitEvent(s, e, 0); }
 int event_create(EventHandle* out) { return g.cuEventCreate(out, abi::kCuEventDisableTiming); }
+int event_create_blocking(EventHandle* out) {
+  return g.cuEventCreate(out, abi::kCuEventDisableTiming | abi::kCuEventBlockingSync);
+}
 int event_record(EventHandle e, StreamHandle s) { return g.cuEventRecord(e, s); }
 int event_query(EventHandle e) { return g.cuEventQuery(e); }
 int event_synchronize(EventHandle e) { return g.cuEventSynchronize(e); }
@@ -340,6 +343,7 @@ Status cuda_fill(void* lib, Api* api) {
   bind(api->stream_query, stream_query, "cuStreamQuery", true, api);
   bind(api->stream_wait_event, stream_wait_event, "cuStreamWaitEvent", true, api);
   bind(api->event_create, event_create, "cuEventCreate", true, api);
+  bind(api->event_create_blocking, event_create_blocking, "cuEventCreate", true, api);
   bind(api->event_record, event_record, "cuEventRecord", true, api);
   bind(api->event_query, event_query, "cuEventQuery", true, api);
   bind(api->event_synchronize, event_synchronize, "cuEventSynchronize", true, api);

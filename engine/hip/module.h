@@ -35,6 +35,11 @@ class Module {
                      const ModuleOptions& options = {});
 
   Status function(const char* name, Kernel* out) const;
+  // The kernel `name` with its parameter list (device.h's TypedKernel).
+  template <class Signature>
+  Status function(const char* name, TypedKernel<Signature>* out) const {
+    return function(name, &out->kernel);
+  }
 
   // Where the image came from: "embedded cubin sm_90", "embedded ptx sm_90", "embedded amdgcn gfx90a",
   // "cache <path>", "nvrtc 13.0 sm_90" / "hiprtc 6.2 gfx1100".

@@ -2,29 +2,13 @@
 #include "hip/motion_gpu.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <string>
 
 #include "cpu/motion.h"
-#include "hip/kernels/motion_impl.h"
 
 namespace vmafx::hip {
-
-namespace {
-
-Status check_plane(const DevicePlane& p, unsigned bpc, const char* which) {
-  const std::string name = std::string("motion_sad_kernel: ") + which;
-  if (!p.data) return {Errc::invalid_argument, name + " plane has no data"};
-  if (p.bytes != 1 && p.bytes != 2) return {Errc::unsupported, name + " plane: samples of 1 or 2 bytes only"};
-  if (p.bytes == 1 && (bpc > 8 || p.shift != 0))
-    return {Errc::unsupported, name + " plane: 8-bit storage for " + std::to_string(bpc) + "-bit samples"};
-  if (p.shift > 15 || p.step == 0) return {Errc::invalid_argument, name + " plane: shift above 15 or step 0"};
-  const size_t row = (size_t(p.width - 1) * p.step + 1) * p.bytes;
-  if (p.pitch < row) return {Errc::out_of_range, name + " plane: pitch shorter than a row"};
-  return Status::ok();
-}
-
-}  // namespace
 
 Status MotionSad::create(std::shared_ptr<Device> device, MotionSad* out, const ModuleOptions& options) {
   VMAFX_TRY(Module::load(device, "motion", &out->module_, options));
@@ -41,20 +25,20 @@ Status MotionSad::enqueue(const DevicePlane& prev, const DevicePlane& cur, unsig
     return {Errc::invalid_argument, "motion_sad_kernel: previous and current planes differ in size"};
   VMAFX_TRY(cpu::motion_check_size(cur.width, cur.height));
   if (bpc < 8 || bpc > 16) return {Errc::unsupported, "motion_sad_kernel: bit depth " + std::to_string(bpc)};
-  VMAFX_TRY(check_plane(prev, bpc, "previous"));
-  VMAFX_TRY(check_plane(cur, bpc, "current"));
+  VMAFX_TRY(check_device_plane(prev, cur.width, cur.height, bpc, "motion_sad_kernel: previous plane"));
+  VMAFX_TRY(check_device_plane(cur, cur.width, cur.height, bpc, "motion_sad_kernel: current plane"));
+  return launch(prev, cur, bpc, static_cast<vx_u64*>(sad), static_cast<vx_u32*>(row_sums));
+}
 
-  VxMotionPlane a{static_cast<const vx_u8*>(prev.data), prev.pitch, prev.step, prev.bytes, prev.shift, 0};
-  VxMotionPlane b{static_cast<const vx_u8*>(cur.data), cur.pitch, cur.step, cur.bytes, cur.shift, 0};
-  uint32_t width = cur.width, height = cur.height, depth = bpc;
-  void* out = sad;
-  void* rows_out = row_sums;
-  void* args[] = {&a, &b, &width, &height, &depth, &out, &rows_out};
+Status MotionSad::launch(const DevicePlane& prev, const DevicePlane& cur, unsigned bpc, vx_u64* sad,
+                         vx_u32* row_sums) const {
+  assert(device_ && sad && device_plane_fits(prev, cur.width, cur.height, bpc) &&
+         device_plane_fits(cur, cur.width, cur.height, bpc));
   // One block per kRows rows, capped (each block strides over row groups beyond the cap).
-  const unsigned groups = (height + kRows - 1) / kRows;
+  const unsigned groups = (cur.height + kRows - 1) / kRows;
   const Dim3 grid{std::min(groups, 65535u), 1, 1};
   const Dim3 block{kThreads, 1, 1};
-  return device_->launch(kernel_, grid, block, 0, args);
+  return device_->launch(kernel_, grid, block, 0, prev, cur, cur.width, cur.height, bpc, sad, row_sums);
 }
 
 Status MotionGpu::create(std::shared_ptr<Device> device, uint32_t width, uint32_t height, unsigned bpc,
@@ -85,10 +69,8 @@ Status MotionGpu::create(std::shared_ptr<Device> device, uint32_t width, uint32_
 }
 
 Status MotionGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (slot >= has_prev_.size()) return {Errc::invalid_argument, "motion: slot " + std::to_string(slot) + " of " +
-                                                                    std::to_string(has_prev_.size())};
-  if (frame.width != width_ || frame.height != height_ || frame.bpc != bpc_)
-    return {Errc::invalid_argument, "motion: frame geometry differs from the one it was created for"};
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(slot < has_prev_.size() && frame.width == width_ && frame.height == height_ && frame.bpc == bpc_);
   has_prev_[slot] = 0;
   if (!frame.prev_ref) {
     with_prev_ = 0;  // the first frame of a stream
@@ -104,9 +86,9 @@ Status MotionGpu::enqueue(const FramePlanes& frame, unsigned slot) {
     prev = frame.prev_prev_ref;
   }
   if (opt_.force_zero) return Status::ok();
-  uint64_t* acc = acc_.as<uint64_t>() + slot;
-  VMAFX_TRY(device_->memset_d32_async(acc, 0, 2));  // after the frame's upload (seed ADR-1427)
-  VMAFX_TRY(sad_.enqueue(*prev, frame.ref[0], bpc_, acc));
+  vx_u64* acc = acc_.as<vx_u64>() + slot;
+  VMAFX_TRY(device_->memset_d32_async(acc, 0, 2));  // after the frame's upload (feature.h)
+  VMAFX_TRY(sad_.launch(*prev, frame.ref[0], bpc_, acc));
   VMAFX_TRY(device_->copy_async(CopyKind::device_to_host, readback_.data() + size_t(slot) * sizeof(uint64_t), acc,
                                 sizeof(uint64_t)));
   has_prev_[slot] = 1;

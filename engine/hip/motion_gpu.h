@@ -13,8 +13,9 @@
 #include "cpu/motion.h"
 #include "hip/device.h"
 #include "hip/feature.h"
+#include "hip/kernels/motion_impl.h"
 #include "hip/module.h"
-#include "hip/psnr_sse.h"
+#include "hip/plane.h"
 
 namespace vmafx::hip {
 
@@ -28,16 +29,20 @@ class MotionSad {
   // Queues on the library stream: *sad += SAD of the blurred difference prev - cur (cpu::motion_sad's value). `sad`
   // is a uint64 in device memory that the caller clears after the frame's upload. Planes of equal size, at least
   // 3x3, `bpc` 8..16; their layouts (bytes, shift, step, pitch) may differ. `row_sums` (tests; device memory of
-  // height uint32, or null) receives each row's 32-bit sum (cpu::motion_row_sad).
+  // height uint32, or null) receives each row's 32-bit sum (cpu::motion_row_sad). Checks the planes (the entry point
+  // of tests and benchmarks).
   Status enqueue(const DevicePlane& prev, const DevicePlane& cur, unsigned bpc, void* sad,
                  void* row_sums = nullptr) const;
+  // The same without the checks, for planes the pipeline has checked (asserted in debug builds).
+  Status launch(const DevicePlane& prev, const DevicePlane& cur, unsigned bpc, vx_u64* sad,
+                vx_u32* row_sums = nullptr) const;
 
   const Module& module() const { return module_; }
 
  private:
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel kernel_;
+  TypedKernel<motion_sad_kernel_fn> kernel_;
 };
 
 class MotionGpu final : public GpuFeature {

@@ -24,14 +24,6 @@ size_t row_extent(uint32_t w, unsigned step, unsigned word) { return (size_t(w -
 
 }  // namespace
 
-Plant planted_defect() {
-  const char* v = std::getenv("VMAFX_HIP_PLANT");
-  if (!v || !*v) return Plant::none;
-  if (!std::strcmp(v, "clear_before_upload")) return Plant::clear_before_upload;
-  if (!std::strcmp(v, "skip_wait")) return Plant::skip_wait;
-  return Plant::none;
-}
-
 bool upload_stream_requested() {
   const char* v = std::getenv("VMAFX_HIP_UPLOAD_STREAM");
   return !v || !*v || std::strcmp(v, "0") != 0;
@@ -42,14 +34,30 @@ bool upload_stream_selected(const Device& device, int upload_stream) {
   return wanted && device.can_order_streams();
 }
 
+#if VMAFX_TEST_HOOKS
+namespace hip_hooks {
+
+Plant planted_defect() {
+  const char* v = std::getenv("VMAFX_HIP_PLANT");
+  if (!v || !*v) return Plant::none;
+  if (!std::strcmp(v, "clear_before_upload")) return Plant::clear_before_upload;
+  if (!std::strcmp(v, "skip_wait")) return Plant::skip_wait;
+  if (!std::strcmp(v, "skip_upload_submit")) return Plant::skip_upload_submit;
+  return Plant::none;
+}
+
 const char* plant_name(Plant p) {
   switch (p) {
     case Plant::none: return "none";
     case Plant::clear_before_upload: return "clear_before_upload";
     case Plant::skip_wait: return "skip_wait";
+    case Plant::skip_upload_submit: return "skip_upload_submit";
   }
   return "?";
 }
+
+}  // namespace hip_hooks
+#endif
 
 // ---- CopyPool: host copies into the pinned ring, split over helper threads -------------------------------------
 
@@ -186,7 +194,7 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
     p->cfg_.dist_width = cfg.width;
     p->cfg_.dist_height = cfg.height;
   }
-  p->plant_ = planted_defect();
+  p->plant_ = hip_hooks::planted_defect();
   p->upload_stream_ = upload_stream_selected(*device, cfg.upload_stream);
   p->slots_.resize(cfg.slots);
   for (Slot& s : p->slots_) VMAFX_TRY(Event::create(device, &s.event));
@@ -323,7 +331,8 @@ Status HipPipeline::device_plane(const PictureView& v, unsigned p, DevicePlane* 
   uint32_t w, h;
   plane_size(v, p, stored, &w, &h);
   *dp = {pv.data, size_t(pv.stride), w, h, v.bytes_per_sample, v.shift, uint8_t(pv.step ? pv.step : 1)};
-  return Status::ok();
+  // The one check of a device plane: every feature (and the scaler) reads it as checked here.
+  return check_device_plane(*dp, w, h, cfg_.bpc, "device plane " + std::to_string(p));
 }
 
 // Stages the host pictures of a frame (at least one is); the planes of a device picture beside them (a GL texture
@@ -354,6 +363,7 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
                                      std::to_string(set_bytes_) + "-byte plane set"};
     jobs.push_back({slot.host + offset, pitch, pv.data, pv.stride, extent, h});
     *dp = {dev_base + offset, pitch, w, h, v.bytes_per_sample, v.shift, uint8_t(step)};
+    assert(device_plane_fits(*dp, w, h, cfg_.bpc));  // submit() checked the picture's depth; the layout is ours
     end = offset + pitch * h;
     return Status::ok();
   };
@@ -396,7 +406,7 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
   FramePlanes planes = in;
   if (scale_ && planes.dist[0].data) {
     // The distorted planes at the reference's size first; the features read the scaler's output on the same stream.
-    VMAFX_TRY(scale_->enqueue(in.dist, planes.planes).prepend("scaling the distorted frame"));
+    VMAFX_TRY(scale_->launch(in.dist, planes.planes).prepend("scaling the distorted frame"));
     for (unsigned i = 0; i < planes.planes; ++i) {
       const DevicePlane src = planes.dist[i];
       planes.dist[i] = scale_->output(i);
@@ -416,7 +426,7 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
 // Queues the staged frame's upload into plane set `set` and the work of the frame's `parts` (the frame in slot
 // `slot`) after it.
 Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes) {
-  const bool planted_early = plant_ == Plant::clear_before_upload;
+  const bool planted_early = planted(Plant::clear_before_upload);
   if (!upload_stream_) {
     // One stream: its order puts the upload after every earlier read of the set, and the features after the upload.
     if (planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));  // planted defect: work before upload
@@ -439,10 +449,13 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
   }
   VMAFX_TRY(device_->upload_async(upload_dst_, upload_src_, upload_bytes_));
   // The staging slot's event, on the upload stream: the slot is free once the copy has finished, and the library
-  // stream waits for it before the frame's clears and kernels (ADR-1427: clears after the upload).
+  // stream waits for it before the frame's clears and kernels (clears after the upload: feature.h).
   VMAFX_TRY(staging_.submit_upload(upload_slot_));
+  // The copy and its event go to the device now, not when the runtime gets round to them: the library stream's
+  // work behind them must not start first (Device::submit_upload says where that was measured).
+  if (!planted(Plant::skip_upload_submit)) VMAFX_TRY(device_->submit_upload());
   set_reader_[set] = int(slot);
-  if (plant_ != Plant::skip_wait) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
+  if (!planted(Plant::skip_wait)) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
   if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
   return Status::ok();
 }
@@ -497,10 +510,8 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
       prev_plane = last_ref_;
       // This frame now reads the previous frame's plane set: an upload into it waits for this frame.
       if (last_set_ >= 0) set_reader_[unsigned(last_set_)] = int(k);
-    } else if (open_prev_.memory == MemoryKind::device && open_prev_.planes[0].data && open_prev_.planes[0].stride > 0) {
-      const PlaneView& pv = open_prev_.planes[0];
-      prev_plane = {pv.data, size_t(pv.stride), open_prev_.width, open_prev_.height, open_prev_.bytes_per_sample,
-                    open_prev_.shift, uint8_t(pv.step ? pv.step : 1)};
+    } else if (open_prev_.memory == MemoryKind::device) {
+      VMAFX_TRY(device_plane(open_prev_, 0, &prev_plane).prepend("the previous reference"));
     } else {
       return {Errc::internal, "the previous reference luma is not on the device (frame " + std::to_string(index - 1) +
                                   " was not submitted to this pipeline)"};
@@ -546,14 +557,14 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
     }
     slot.index = index;
     slot.busy = true;
-    if (plant_ != Plant::skip_wait) {
+    if (!planted(Plant::skip_wait)) {
       slot.parts = std::move(*parts);
       slot.done = std::move(*done);
       parts->clear();
       queue_.push_back(k);
     }
   }
-  if (plant_ == Plant::skip_wait) {
+  if (planted(Plant::skip_wait)) {
     // Planted defect: the scores are read back before the device has written them.
     Status first;
     for (Part& p : *parts) {

@@ -7,7 +7,7 @@
 //      into one of the pipeline's device plane sets; a device-resident frame (PictureView.memory == device) is read
 //      in place, with no copy at all;
 //   2. on the device's library stream, each feature's GpuFeature::enqueue (its accumulator clears after the upload,
-//      seed ADR-1427; its kernels; the asynchronous read-back of its sums into pinned memory of the frame slot);
+//      feature.h says why; its kernels; the asynchronous read-back of its sums into pinned memory of the frame slot);
 //   3. one event for the frame slot on the library stream.
 //
 // Where the upload runs (chosen when the pipeline is created; PipelineConfig::upload_stream, VMAFX_HIP_UPLOAD_STREAM):
@@ -16,9 +16,10 @@
 //      N+1 runs while the library stream computes frame N. There is one plane set per slot. The upload into a set
 //      first waits (stream-wait-event on the upload stream) for the library-stream event of the last frame that read
 //      that set: the frame that used it, or the next frame if its motion read it as the previous reference. The
-//      upload records the staging slot's event on the upload stream, and the library stream waits for that event
-//      before the frame's clears and kernels (so clears still follow the upload: ADR-1427). The staging slot is free
-//      again once its upload has finished. Only the pipeline's own pinned staging and its own plane sets are touched
+//      upload records the staging slot's event on the upload stream and is submitted at once (Device::submit_upload:
+//      ROCm was measured to let later work overtake unsubmitted work), and the library stream waits for that event
+//      before the frame's clears and kernels (so clears still follow the upload). The staging slot is free again
+//      once its upload has finished. Only the pipeline's own pinned staging and its own plane sets are touched
 //      on the upload stream: device-resident frames, dma-buf imports and GL arrays (producer memory) are read only
 //      on the library stream, because the one-library-stream rule exists to order the release of producer memory
 //      behind every read of it (Device::defer_release records on the library stream).
@@ -39,11 +40,11 @@
 // Failures: every runtime call is checked (VMAFX_HIP_CHECK through Device); a device failure is sticky (Device) and
 // is handed to the `done` of every pending part, so the scorer fails with a Status naming the call.
 //
-// Debugging: VMAFX_HIP_PLANT=clear_before_upload queues every feature's work (its clears first) ahead of the frame's
-// upload (with the upload stream: the upload waits for that work, so the kernels read the set before it is written);
-// VMAFX_HIP_PLANT=skip_wait finishes frames without waiting for their event and, with the upload stream, drops the
-// library stream's wait for the upload, so kernels may read planes before their upload. Both are planted defects the
-// parity tests must see (tests/gpu/test_hip_scorer.cpp); never set them otherwise.
+// Checks: a frame's planes are checked once where they enter (submit: the size and depth of the pictures, each
+// device picture's plane with check_device_plane); the features' enqueue() only asserts them.
+//
+// Tests plant defects in a pipeline to prove that the parity tests catch them (hip/test_hooks.h: a build with test
+// hooks only).
 #pragma once
 
 #include <condition_variable>
@@ -61,6 +62,7 @@
 #include "cpu/scale.h"
 #include "hip/feature.h"
 #include "hip/scale_gpu.h"
+#include "hip/test_hooks.h"
 #include "vmafx/picture.h"
 #include "vmafx/status.h"
 
@@ -95,11 +97,6 @@ bool upload_stream_requested();
 // stream: what bench-gpu prints as the mode that ran.
 bool upload_stream_selected(const Device& device, int upload_stream = -1);
 
-enum class Plant { none, clear_before_upload, skip_wait };
-// The planted defect named by VMAFX_HIP_PLANT ("", "clear_before_upload", "skip_wait"); read when a pipeline is
-// created.
-Plant planted_defect();
-const char* plant_name(Plant p);
 
 // Counters for tests and benchmarks.
 struct PipelineStats {
@@ -145,7 +142,6 @@ class HipPipeline {
   const std::shared_ptr<Device>& device() const { return device_; }
   const PipelineConfig& config() const { return cfg_; }
   unsigned slots() const { return unsigned(slots_.size()); }
-  Plant plant() const { return plant_; }
   // Host frames are uploaded on the device's upload stream (else on the library stream).
   bool upload_stream() const { return upload_stream_; }
   PipelineStats stats() const;
@@ -180,7 +176,8 @@ class HipPipeline {
 
   std::shared_ptr<Device> device_;
   PipelineConfig cfg_;
-  Plant plant_ = Plant::none;
+  Plant plant_ = Plant::none;  // hip/test_hooks.h; always none without test hooks
+  bool planted(Plant p) const { return kTestHooks && plant_ == p; }
   bool upload_stream_ = false;
   std::vector<Registered> features_;
   std::unique_ptr<ScaleGpu> scale_;  // with PipelineConfig::scaler

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/psnr_gpu.h"
 
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -36,21 +37,14 @@ Status PsnrGpu::create(std::shared_ptr<Device> device, uint32_t width, uint32_t 
 }
 
 Status PsnrGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (slot >= slots_) return {Errc::invalid_argument, "psnr: slot " + std::to_string(slot) + " of " +
-                                                          std::to_string(slots_)};
-  if (frame.planes < planes_)
-    return {Errc::invalid_argument, "psnr: the frame carries " + std::to_string(frame.planes) + " plane(s), " +
-                                        std::to_string(planes_) + " needed"};
+  // The pipeline made the frame for this geometry (with chroma when this feature reads it) and checked its planes.
+  assert(slot < slots_ && frame.planes >= planes_ && frame.bpc == bpc_);
   for (unsigned p = 0; p < planes_; ++p) {
-    if (frame.ref[p].width != w_[p] || frame.ref[p].height != h_[p])
-      return {Errc::invalid_argument, "psnr: plane " + std::to_string(p) + " is " +
-                                          std::to_string(frame.ref[p].width) + "x" +
-                                          std::to_string(frame.ref[p].height) + ", expected " +
-                                          std::to_string(w_[p]) + "x" + std::to_string(h_[p])};
+    assert(device_plane_fits(frame.ref[p], w_[p], h_[p], bpc_) && device_plane_fits(frame.dist[p], w_[p], h_[p], bpc_));
   }
-  uint64_t* acc = acc_.as<uint64_t>() + size_t(slot) * 3;
-  VMAFX_TRY(device_->memset_d32_async(acc, 0, 6));  // after the frame's upload (seed ADR-1427)
-  for (unsigned p = 0; p < planes_; ++p) VMAFX_TRY(sse_.enqueue(frame.ref[p], frame.dist[p], acc + p));
+  vx_u64* acc = acc_.as<vx_u64>() + size_t(slot) * 3;
+  VMAFX_TRY(device_->memset_d32_async(acc, 0, 6));  // after the frame's upload (feature.h)
+  for (unsigned p = 0; p < planes_; ++p) VMAFX_TRY(sse_.launch(frame.ref[p], frame.dist[p], acc + p));
   return device_->copy_async(CopyKind::device_to_host, readback_.data() + size_t(slot) * 3 * sizeof(uint64_t), acc,
                              planes_ * sizeof(uint64_t));
 }

@@ -18,6 +18,7 @@ constexpr int kErrorNotReady = 600;  // hipErrorNotReady, CUDA_ERROR_NOT_READY
 using CuDevicePtr = unsigned long long;  // CUdeviceptr on 64-bit hosts
 
 constexpr int kCuStreamNonBlocking = 0x1;          // CU_STREAM_NON_BLOCKING
+constexpr int kCuEventBlockingSync = 0x1;          // CU_EVENT_BLOCKING_SYNC
 constexpr int kCuEventDisableTiming = 0x2;         // CU_EVENT_DISABLE_TIMING
 constexpr unsigned kCuMemHostAllocPortable = 0x1;  // CU_MEMHOSTALLOC_PORTABLE
 constexpr int kCuAttrComputeCapabilityMajor = 75;  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
@@ -50,6 +51,7 @@ struct CuMemcpy2D {
 
 // ---- HIP (AMD) --------------------------------------------------------------------------------------------------
 constexpr unsigned kHipStreamNonBlocking = 0x1;   // hipStreamNonBlocking
+constexpr unsigned kHipEventBlockingSync = 0x1;   // hipEventBlockingSync
 constexpr unsigned kHipEventDisableTiming = 0x2;  // hipEventDisableTiming
 constexpr unsigned kHipHostMallocPortable = 0x1;  // hipHostMallocPortable
 constexpr int kHipMemcpyHostToDevice = 1;         // hipMemcpyHostToDevice

@@ -2,6 +2,7 @@
 #include "hip/scale_gpu.h"
 
 #include <algorithm>
+#include <cassert>
 #include <string>
 
 #include "hip/kernels/scale_impl.h"
@@ -85,27 +86,9 @@ DevicePlane ScaleGpu::output(unsigned i) const {
 }
 
 Status ScaleGpu::check_plane(unsigned i, const DevicePlane& p) const {
-  const std::string name = "scale (gpu): source plane " + std::to_string(i);
   const Axis& h = h_[i == 0 ? 0 : 1];
   const Axis& v = v_[i == 0 ? 0 : 1];
-  if (!p.data) return {Errc::invalid_argument, name + " has no data"};
-  if (p.width != h.src || p.height != v.src)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the scaler was set up for " + std::to_string(h.src) + "x" +
-                                   std::to_string(v.src)};
-  const unsigned bytes = bpc_ > 8 ? 2 : 1;
-  if (p.bytes != bytes)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + "-byte samples, " + std::to_string(bpc_) +
-                                   "-bit samples need " + std::to_string(bytes)};
-  if (p.shift + bpc_ > 8u * bytes)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc_) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit its word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, h.src, v.src, bpc_, "scale (gpu): source plane " + std::to_string(i));
 }
 
 Status ScaleGpu::enqueue(const DevicePlane* src, unsigned planes) {
@@ -115,28 +98,29 @@ Status ScaleGpu::enqueue(const DevicePlane* src, unsigned planes) {
     return {Errc::invalid_argument, "scale (gpu): " + std::to_string(planes) + " planes of a " +
                                         std::to_string(planes_) + "-plane format"};
   for (unsigned i = 0; i < planes; ++i) VMAFX_TRY(check_plane(i, src[i]));
+  return launch(src, planes);
+}
+
+Status ScaleGpu::launch(const DevicePlane* src, unsigned planes) {
+  assert(device_ && src && (planes == 1 || planes == planes_));
   if (device_->failed()) return device_->status();
   for (unsigned i = 0; i < planes; ++i) {
+    assert(check_plane(i, src[i]).is_ok());
     const Axis& h = h_[i == 0 ? 0 : 1];
     const Axis& v = v_[i == 0 ? 0 : 1];
     ScaleHArgs ha{};
-    ha.src = static_cast<const vx_u8*>(src[i].data);
-    ha.pitch = src[i].pitch;
-    ha.step = src[i].step;
-    ha.bytes = src[i].bytes;
-    ha.shift = src[i].shift;
+    ha.src = src[i];
+    ha.src.width = h.src;  // the filters' source size (the plane's, as checked)
+    ha.src.height = v.src;
     ha.bpc = bpc_;
-    ha.src_w = h.src;
-    ha.src_h = v.src;
     ha.dst_w = h.dst;
     ha.taps = vx_u32(h.taps);
     ha.pos = h.pos.as<const vx_i32>();
     ha.coef = h.coef.as<const vx_i16>();
     ha.tmp = tmp_.as<vx_i32>();
     ha.tmp_pitch = tmp_pitch_[i];
-    void* hargs[] = {&ha};
     VMAFX_TRY(device_->launch(h_kernel_, Dim3{(h.dst + kBlockX - 1) / kBlockX, (v.src + kBlockY - 1) / kBlockY, 1},
-                              Dim3{kBlockX, kBlockY, 1}, 0, hargs));
+                              Dim3{kBlockX, kBlockY, 1}, 0, ha));
 
     ScaleVArgs va{};
     va.tmp = tmp_.as<const vx_i32>();
@@ -152,9 +136,8 @@ Status ScaleGpu::enqueue(const DevicePlane* src, unsigned planes) {
     va.luma_rows = luma_rows_;
     va.dst = out_[i].as<vx_u8>();
     va.dst_pitch = out_[i].pitch();
-    void* vargs[] = {&va};
     VMAFX_TRY(device_->launch(v_kernel_, Dim3{(h.dst + kBlockX - 1) / kBlockX, (v.dst + kBlockY - 1) / kBlockY, 1},
-                              Dim3{kBlockX, kBlockY, 1}, 0, vargs));
+                              Dim3{kBlockX, kBlockY, 1}, 0, va));
   }
   return Status::ok();
 }

@@ -13,8 +13,9 @@
 
 #include "cpu/scale.h"
 #include "hip/device.h"
+#include "hip/kernels/scale_impl.h"
 #include "hip/module.h"
-#include "hip/psnr_sse.h"  // DevicePlane
+#include "hip/plane.h"
 #include "vmafx/status.h"
 
 namespace vmafx::hip {
@@ -31,8 +32,11 @@ class ScaleGpu {
 
   // Queues the scaling of planes 0 .. planes-1 of `src` (device memory, the scaler's source size: luma, then chroma
   // at its stored size; 8-bit bytes or 16-bit words with a shift; any pitch; chroma may be interleaved) into
-  // output(0 .. planes-1). planes: 1 (luma only) or the format's plane count.
+  // output(0 .. planes-1). planes: 1 (luma only) or the format's plane count. Checks the planes first (the entry
+  // point of tests and benchmarks).
   Status enqueue(const DevicePlane* src, unsigned planes);
+  // The same without the checks, for planes the pipeline has checked (asserted in debug builds).
+  Status launch(const DevicePlane* src, unsigned planes);
 
   // Plane i of the destination size: 8-bit bytes or 16-bit words (shift 0, step 1), pitch a multiple of 256.
   DevicePlane output(unsigned i) const;
@@ -50,7 +54,8 @@ class ScaleGpu {
   };
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel h_kernel_, v_kernel_;
+  TypedKernel<scale_h_kernel_fn> h_kernel_;
+  TypedKernel<scale_v_kernel_fn> v_kernel_;
   unsigned bpc_ = 8;
   unsigned planes_ = 1;
   unsigned vsub_[3] = {};

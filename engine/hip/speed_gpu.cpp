@@ -2,6 +2,7 @@
 #include "hip/speed_gpu.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <string>
 
@@ -13,28 +14,10 @@ Dim3 grid_2d(int w, int h, unsigned z) {
   return {unsigned((w + speed::kTileW - 1) / speed::kTileW), unsigned((h + speed::kTileH - 1) / speed::kTileH), z};
 }
 
-Status check_plane(const DevicePlane& p, uint32_t w, uint32_t h, unsigned bpc, const char* which) {
-  const std::string name = std::string("speed_chroma: ") + which + " plane";
-  if (!p.data) return {Errc::invalid_argument, name + " has no data (the frame carries no chroma)"};
-  if (p.width != w || p.height != h)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", created for " + std::to_string(w) + "x" + std::to_string(h)};
-  if (p.bytes != (bpc == 8 ? 1 : 2) || (p.bytes == 1 && p.shift != 0) || p.shift + bpc > 16)
-    return {Errc::unsupported, name + ": " + std::to_string(p.bytes) + "-byte samples, shift " +
-                                   std::to_string(p.shift) + " for " + std::to_string(bpc) + " bits"};
-  if (p.step < 1) return {Errc::invalid_argument, name + ": sample step 0"};
-  const size_t row = (size_t(w - 1) * p.step + 1) * p.bytes;
-  if (p.pitch < row) return {Errc::out_of_range, name + ": pitch shorter than a row"};
-  return Status::ok();
-}
 
 speed::ImageArg image_arg(const DevicePlane& p, unsigned bpc) {
   speed::ImageArg a{};
-  a.data = static_cast<const vx_u8*>(p.data);
-  a.pitch = p.pitch;
-  a.bytes = p.bytes;
-  a.shift = p.shift;
-  a.step = p.step;
+  a.plane = p;
   a.bpc = bpc;
   return a;
 }
@@ -121,7 +104,7 @@ Status SpeedGpu::create(std::shared_ptr<Device> device, uint32_t luma_w, uint32_
   return Status::ok();
 }
 
-Status SpeedGpu::enqueue(const FramePlanes& frame, unsigned slot) {
+Status SpeedGpu::check_frame(const FramePlanes& frame, unsigned slot) const {
   if (slot >= slots_)
     return {Errc::invalid_argument, "speed_chroma: slot " + std::to_string(slot) + " of " + std::to_string(slots_)};
   if (frame.width != luma_w_ || frame.height != luma_h_ || frame.bpc != bpc_)
@@ -130,10 +113,22 @@ Status SpeedGpu::enqueue(const FramePlanes& frame, unsigned slot) {
     return {Errc::invalid_argument, "speed_chroma: the frame carries no chroma planes (FeatureNeeds::chroma)"};
   const cpu::SpeedDims& d = params_.dims;
   const uint32_t cw = uint32_t(d.orig_w), ch = uint32_t(d.orig_h);
-  VMAFX_TRY(check_plane(frame.ref[1], cw, ch, bpc_, "reference Cb"));
-  VMAFX_TRY(check_plane(frame.ref[2], cw, ch, bpc_, "reference Cr"));
-  VMAFX_TRY(check_plane(frame.dist[1], cw, ch, bpc_, "distorted Cb"));
-  VMAFX_TRY(check_plane(frame.dist[2], cw, ch, bpc_, "distorted Cr"));
+  const char* names[4] = {"speed_chroma: reference Cb plane", "speed_chroma: reference Cr plane",
+                          "speed_chroma: distorted Cb plane", "speed_chroma: distorted Cr plane"};
+  const DevicePlane* planes[4] = {&frame.ref[1], &frame.ref[2], &frame.dist[1], &frame.dist[2]};
+  for (int i = 0; i < 4; ++i) {
+    VMAFX_TRY(check_device_plane(*planes[i], cw, ch, bpc_, names[i]));
+    // The kernels' load() scales by the depth only for 16-bit words: 8-bit samples must be bytes.
+    if (planes[i]->bytes != (bpc_ > 8 ? 2u : 1u))
+      return {Errc::unsupported, std::string(names[i]) + ": " + std::to_string(bpc_) + "-bit samples in " +
+                                     std::to_string(planes[i]->bytes) + "-byte words"};
+  }
+  return Status::ok();
+}
+
+Status SpeedGpu::enqueue(const FramePlanes& frame, unsigned slot) {
+  assert(check_frame(frame, slot).is_ok());  // the pipeline made the frame for this geometry and checked its planes
+  const cpu::SpeedDims& d = params_.dims;
   speed::Images imgs;
   imgs.img[0] = image_arg(frame.ref[1], bpc_);
   imgs.img[1] = image_arg(frame.ref[2], bpc_);
@@ -154,27 +149,25 @@ Status SpeedGpu::enqueue(const FramePlanes& frame, unsigned slot) {
     kt.y_index = reinterpret_cast<const vx_i32*>(base + (t.x.index.size() + t.x.weight.size()) * 4);
     kt.y_weight = reinterpret_cast<const float*>(base + (t.x.index.size() + t.x.weight.size() + t.y.index.size()) * 4);
     scaled = scaled_.as<float>();
-    void* args[] = {&imgs, &kt, &kd, &scaled};
-    VMAFX_TRY(device_->launch(prescale_k_, grid_2d(d.scaled_w, d.scaled_h, speed::kImages), tile, 0, args));
+    VMAFX_TRY(
+        device_->launch(prescale_k_, grid_2d(d.scaled_w, d.scaled_h, speed::kImages), tile, 0, imgs, kt, kd, scaled));
   }
   {
     const float* src = scaled;
     float* dec = dec_.as<float>();
-    void* args[] = {&imgs, &kd, &f, &src, &dec};
-    VMAFX_TRY(device_->launch(dec_k_, grid_2d(d.dec_w, d.dec_h, speed::kImages), tile, 0, args));
+    VMAFX_TRY(device_->launch(dec_k_, grid_2d(d.dec_w, d.dec_h, speed::kImages), tile, 0, imgs, kd, f, src, dec));
   }
   {
     const float* dec = dec_.as<float>();
     float* ms = ms_.as<float>();
-    void* args[] = {&kd, &f, &dec, &ms};
-    VMAFX_TRY(device_->launch(mean_k_, grid_2d(d.dec_w, d.dec_h, speed::kImages), tile, 0, args));
+    VMAFX_TRY(device_->launch(mean_k_, grid_2d(d.dec_w, d.dec_h, speed::kImages), tile, 0, kd, f, dec, ms));
   }
   {
     const float* ms = ms_.as<float>();
     float* work = work_.as<float>();
     float* o = out_.as<float>();
-    void* args[] = {&kd, &ms, &work, &o};
-    VMAFX_TRY(device_->launch(estimate_k_, Dim3{speed::kImages, 1, 1}, Dim3{speed::kThreads, 1, 1}, 0, args));
+    VMAFX_TRY(
+        device_->launch(estimate_k_, Dim3{speed::kImages, 1, 1}, Dim3{speed::kThreads, 1, 1}, 0, kd, ms, work, o));
   }
   const size_t bytes = params_.out_floats * speed::kImages * 4;
   return device_->copy_async(CopyKind::device_to_host, readback_.data() + size_t(slot) * bytes, out_.data(), bytes);

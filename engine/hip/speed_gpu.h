@@ -50,7 +50,10 @@ class SpeedGpu final : public GpuFeature {
   const char* name() const override { return "speed_chroma"; }
   size_t output_count() const override { return kOutputs; }
   // Reads frame.ref[1..2] and frame.dist[1..2] (the pipeline must carry chroma: FeatureNeeds::chroma).
+  // The pipeline has checked the frame (asserted here; check_frame() is that check).
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
+  // The slot, the frame's geometry and its four chroma planes (check_device_plane), as the pipeline guarantees them.
+  Status check_frame(const FramePlanes& frame, unsigned slot) const;
   Status finish(unsigned slot, double* out) override;
 
   // After the slot's work has finished: the estimates of ref U, ref V, dist U, dist V (tests).
@@ -66,7 +69,10 @@ class SpeedGpu final : public GpuFeature {
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel prescale_k_, dec_k_, mean_k_, estimate_k_;
+  TypedKernel<speed::speed_prescale_kernel_fn> prescale_k_;
+  TypedKernel<speed::speed_dec_kernel_fn> dec_k_;
+  TypedKernel<speed::speed_mean_kernel_fn> mean_k_;
+  TypedKernel<speed::speed_estimate_kernel_fn> estimate_k_;
   uint32_t luma_w_ = 0, luma_h_ = 0;
   unsigned bpc_ = 0;
   cpu::SpeedOptions opt_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/ssim_gpu.h"
 
+#include <cassert>
 #include <climits>
 #include <cmath>
 #include <cstring>
@@ -25,24 +26,7 @@ Dim3 grid_of(uint32_t w, uint32_t h) {
 // A luma plane the kernels can read: w x h samples of bpc bits.
 Status check_luma(const char* feature, const char* which, const DevicePlane& p, uint32_t w, uint32_t h,
                   unsigned bpc) {
-  const std::string name = std::string(feature) + " (gpu): " + which + " plane";
-  if (!p.data) return {Errc::invalid_argument, name + " has no data"};
-  if (p.width != w || p.height != h)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the extractor was set up for " + std::to_string(w) + "x" + std::to_string(h)};
-  const unsigned bytes = bpc > 8 ? 2 : 1;
-  if (p.bytes != bytes)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + "-byte samples, " + std::to_string(bpc) +
-                                   "-bit samples need " + std::to_string(bytes)};
-  if (p.shift + bpc > 8u * bytes)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit its word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, w, h, bpc, std::string(feature) + " (gpu): " + which + " plane");
 }
 
 Status check_slot(const char* feature, unsigned slot, unsigned slots) {
@@ -87,24 +71,14 @@ size_t SsimKernels::partial_doubles(uint32_t w, uint32_t h) {
 
 Status SsimKernels::convert(const DevicePlane& ref, const DevicePlane& dist, float divisor, float* ref_out,
                             float* dist_out) const {
+  assert(ref.width == dist.width && ref.height == dist.height);
   SsimConvertArgs a{};
-  a.ref = static_cast<const vx_u8*>(ref.data);
-  a.ref_pitch = ref.pitch;
-  a.dist = static_cast<const vx_u8*>(dist.data);
-  a.dist_pitch = dist.pitch;
-  a.ref_step = ref.step;
-  a.dist_step = dist.step;
-  a.bytes = ref.bytes;
-  a.shift = ref.shift;
+  a.ref = ref;
+  a.dist = dist;
   a.divisor = divisor;
-  a.w = ref.width;
-  a.h = ref.height;
   a.ref_out = ref_out;
   a.dist_out = dist_out;
-  if (dist.bytes != ref.bytes || dist.shift != ref.shift)
-    return {Errc::unsupported, "ssim (gpu): reference and distorted planes store samples differently"};
-  void* args[] = {&a};
-  return device_->launch(convert_, grid_of(a.w, a.h), Dim3{kBlockX, kBlockY, 1}, 0, args);
+  return device_->launch(convert_, grid_of(ref.width, ref.height), Dim3{kBlockX, kBlockY, 1}, 0, a);
 }
 
 Status SsimKernels::decimate(const float* ref, const float* dist, uint32_t w, uint32_t h, const float* kernel, int kw,
@@ -122,8 +96,7 @@ Status SsimKernels::decimate(const float* ref, const float* dist, uint32_t w, ui
   a.factor = vx_u32(factor);
   a.dw = dw;
   a.dh = dh;
-  void* args[] = {&a};
-  return device_->launch(decimate_, grid_of(dw, dh), Dim3{kBlockX, kBlockY, 1}, 0, args);
+  return device_->launch(decimate_, grid_of(dw, dh), Dim3{kBlockX, kBlockY, 1}, 0, a);
 }
 
 Status SsimKernels::scale_sums(const float* ref, const float* dist, uint32_t w, uint32_t h, float* tmp,
@@ -136,8 +109,7 @@ Status SsimKernels::scale_sums(const float* ref, const float* dist, uint32_t w, 
   r.map_stride = size_t(dw) * h;
   r.w = w;
   r.h = h;
-  void* rargs[] = {&r};
-  VMAFX_TRY(device_->launch(rows_, grid_of(dw, h), Dim3{kBlockX, kBlockY, 1}, 0, rargs));
+  VMAFX_TRY(device_->launch(rows_, grid_of(dw, h), Dim3{kBlockX, kBlockY, 1}, 0, r));
 
   SsimPoolArgs p{};
   p.tmp = tmp;
@@ -147,15 +119,13 @@ Status SsimKernels::scale_sums(const float* ref, const float* dist, uint32_t w, 
   p.dw = dw;
   p.dh = dh;
   const Dim3 g = grid_of(dw, dh);
-  void* pargs[] = {&p};
-  VMAFX_TRY(device_->launch(pool_, g, Dim3{kBlockX, kBlockY, 1}, 0, pargs));
+  VMAFX_TRY(device_->launch(pool_, g, Dim3{kBlockX, kBlockY, 1}, 0, p));
 
   SsimFinalArgs f{};
   f.partials = partials;
   f.out = sums;
   f.blocks = g.x * g.y;
-  void* fargs[] = {&f};
-  return device_->launch(final_, Dim3{1, 1, 1}, Dim3{SSIM_FINAL_THREADS, 1, 1}, 0, fargs);
+  return device_->launch(final_, Dim3{1, 1, 1}, Dim3{SSIM_FINAL_THREADS, 1, 1}, 0, f);
 }
 
 // ---- SsimGpu ----------------------------------------------------------------------------------------------------
@@ -212,10 +182,10 @@ const float* SsimGpu::image(bool distorted) const {
 }
 
 Status SsimGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != bpc_)
-    return {Errc::unsupported, "float_ssim (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(bpc_)};
-  return enqueue_planes(frame.ref[0], frame.dist[0], slot);
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(frame.bpc == bpc_ && device_plane_fits(frame.ref[0], w_, h_, bpc_) &&
+         device_plane_fits(frame.dist[0], w_, h_, bpc_));
+  return launch(frame.ref[0], frame.dist[0], slot, nullptr);
 }
 
 Status SsimGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
@@ -224,6 +194,11 @@ Status SsimGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, 
   VMAFX_TRY(check_slot("float_ssim", slot, slots_));
   VMAFX_TRY(check_luma("float_ssim", "reference", ref, w_, h_, bpc_));
   VMAFX_TRY(check_luma("float_ssim", "distorted", dist, w_, h_, bpc_));
+  return launch(ref, dist, slot, debug);
+}
+
+Status SsimGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot, const SsimDebugOutputs* debug) {
+  assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
   float* conv = converted_.as<float>();
   VMAFX_TRY(k_.convert(ref, dist, divisor_, conv, conv + size_t(w_) * h_));
@@ -308,10 +283,10 @@ const float* MsSsimGpu::image(unsigned scale, bool distorted) const {
 }
 
 Status MsSsimGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != bpc_)
-    return {Errc::unsupported, "float_ms_ssim (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(bpc_)};
-  return enqueue_planes(frame.ref[0], frame.dist[0], slot);
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(frame.bpc == bpc_ && device_plane_fits(frame.ref[0], w_, h_, bpc_) &&
+         device_plane_fits(frame.dist[0], w_, h_, bpc_));
+  return launch(frame.ref[0], frame.dist[0], slot, nullptr);
 }
 
 Status MsSsimGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
@@ -320,6 +295,12 @@ Status MsSsimGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist
   VMAFX_TRY(check_slot("float_ms_ssim", slot, slots_));
   VMAFX_TRY(check_luma("float_ms_ssim", "reference", ref, w_, h_, bpc_));
   VMAFX_TRY(check_luma("float_ms_ssim", "distorted", dist, w_, h_, bpc_));
+  return launch(ref, dist, slot, debug);
+}
+
+Status MsSsimGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
+                         const SsimDebugOutputs* debug) {
+  assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
   auto img = [&](unsigned s, bool d) { return const_cast<float*>(image(s, d)); };
   VMAFX_TRY(k_.convert(ref, dist, divisor_, img(0, false), img(0, true)));

@@ -22,6 +22,7 @@
 #include "cpu/ssim.h"
 #include "hip/device.h"
 #include "hip/feature.h"
+#include "hip/kernels/ssim_impl.h"
 #include "hip/module.h"
 #include "vmafx/status.h"
 
@@ -35,7 +36,7 @@ class SsimKernels {
 
   static Status load(std::shared_ptr<Device> device, const ModuleOptions& options, SsimKernels* out);
 
-  // ref, dist: w x h luma planes (checked by the caller) into packed floats.
+  // ref, dist: luma planes of one size (checked by the caller) into packed floats.
   Status convert(const DevicePlane& ref, const DevicePlane& dist, float divisor, float* ref_out,
                  float* dist_out) const;
   // The kw x kh low-pass at every factor-th pixel of packed w x h images into packed dw x dh images.
@@ -53,7 +54,11 @@ class SsimKernels {
  private:
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel convert_, decimate_, rows_, pool_, final_;
+  TypedKernel<ssim_convert_kernel_fn> convert_;
+  TypedKernel<ssim_decimate_kernel_fn> decimate_;
+  TypedKernel<ssim_rows_kernel_fn> rows_;
+  TypedKernel<ssim_pool_kernel_fn> pool_;
+  TypedKernel<ssim_final_kernel_fn> final_;
 };
 
 // Tests: device buffers that receive each scale's moment maps (mu_ref, mu_dist, var_ref, var_dist, cov; 5 maps of
@@ -73,6 +78,7 @@ class SsimGpu : public GpuFeature {
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
+  // enqueue() of two luma planes, checked first (the entry point of tests and benchmarks).
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
                         const SsimDebugOutputs* debug = nullptr);
   // The four sums (ssim, l, c, s) of the frame last finished in `slot`.
@@ -89,6 +95,7 @@ class SsimGpu : public GpuFeature {
 
  private:
   SsimGpu() = default;
+  Status launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot, const SsimDebugOutputs* debug);
 
   std::shared_ptr<Device> device_;
   SsimKernels k_;
@@ -117,6 +124,7 @@ class MsSsimGpu : public GpuFeature {
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
+  // enqueue() of two luma planes, checked first (the entry point of tests and benchmarks).
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
                         const SsimDebugOutputs* debug = nullptr);
   // The per-scale sums (ssim, l, c, s) of the frame last finished in `slot`: kMsSsimScales x 4.
@@ -132,6 +140,7 @@ class MsSsimGpu : public GpuFeature {
 
  private:
   MsSsimGpu() = default;
+  Status launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot, const SsimDebugOutputs* debug);
 
   std::shared_ptr<Device> device_;
   SsimKernels k_;

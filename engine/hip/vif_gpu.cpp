@@ -2,10 +2,9 @@
 #include "hip/vif_gpu.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <string>
-
-#include "hip/kernels/vif_impl.h"
 
 namespace vmafx::hip {
 
@@ -17,19 +16,6 @@ namespace {
 
 constexpr size_t kSumsPerSlot = cpu::kVifScales * 4;  // uint64 each
 constexpr size_t kSlotBytes = kSumsPerSlot * sizeof(uint64_t);
-
-VifPlaneArg plane_arg(const DevicePlane& p) {
-  VifPlaneArg a{};
-  a.data = static_cast<const vx_u8*>(p.data);
-  a.pitch = p.pitch;
-  a.step = p.step;
-  a.shift = p.shift;
-  if (p.bytes == 1)
-    a.mode = 0;
-  else
-    a.mode = (reinterpret_cast<uintptr_t>(p.data) % 2 == 0 && p.pitch % 2 == 0) ? 2 : 1;
-  return a;
-}
 
 }  // namespace
 
@@ -96,32 +82,14 @@ DevicePlane VifGpu::image(unsigned scale, bool distorted) const {
 }
 
 Status VifGpu::check_plane(const char* what, const DevicePlane& p) const {
-  const std::string name = std::string("vif (gpu): ") + what;
-  if (!p.data) return {Errc::invalid_argument, name + " plane has no data"};
-  if (p.width != w_ || p.height != h_)
-    return {Errc::unsupported, name + " is " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                                   ", the extractor was set up for " + std::to_string(w_) + "x" + std::to_string(h_)};
-  if (p.bytes != 1 && p.bytes != 2)
-    return {Errc::unsupported, name + " has " + std::to_string(p.bytes) + " bytes per sample"};
-  if (p.bytes == 1 && (bpc_ > 8 || p.shift != 0))
-    return {Errc::invalid_argument, name + ": 8-bit words cannot hold " + std::to_string(bpc_) +
-                                        "-bit samples shifted by " + std::to_string(p.shift)};
-  if (p.bytes == 2 && p.shift + bpc_ > 16)
-    return {Errc::invalid_argument, name + ": a " + std::to_string(bpc_) + "-bit sample shifted by " +
-                                        std::to_string(p.shift) + " does not fit a 16-bit word"};
-  if (p.step == 0) return {Errc::invalid_argument, name + " has a sample step of 0"};
-  const size_t row = (size_t(p.width) - 1) * p.step * p.bytes + p.bytes;
-  if (p.pitch < row)
-    return {Errc::out_of_range,
-            name + " pitch " + std::to_string(p.pitch) + " is shorter than a row of " + std::to_string(row) + " bytes"};
-  return Status::ok();
+  return check_device_plane(p, w_, h_, bpc_, std::string("vif (gpu): ") + what + " plane");
 }
 
 Status VifGpu::enqueue(const FramePlanes& frame, unsigned slot) {
-  if (frame.bpc != bpc_)
-    return {Errc::unsupported, "vif (gpu): frame has bit depth " + std::to_string(frame.bpc) +
-                                   ", the extractor was set up for " + std::to_string(bpc_)};
-  return enqueue_planes(frame.ref[0], frame.dist[0], slot);
+  // The pipeline made the frame for this geometry and checked its planes.
+  assert(frame.bpc == bpc_ && device_plane_fits(frame.ref[0], w_, h_, bpc_) &&
+         device_plane_fits(frame.dist[0], w_, h_, bpc_));
+  return launch(frame.ref[0], frame.dist[0], slot, nullptr);
 }
 
 Status VifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
@@ -132,21 +100,20 @@ Status VifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, u
             "vif (gpu): slot " + std::to_string(slot) + " of " + std::to_string(slots_) + " slots"};
   VMAFX_TRY(check_plane("reference", ref));
   VMAFX_TRY(check_plane("distorted", dist));
+  return launch(ref, dist, slot, debug);
+}
+
+Status VifGpu::launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot, const VifDebugOutputs* debug) {
+  assert(device_ && slot < slots_);
   if (device_->failed()) return device_->status();
 
   uint8_t* accum = accum_.as<uint8_t>() + slot * kSlotBytes;
-  // Cleared after the frame's upload, which the pipeline queued before this call (seed ADR-1427).
-  VMAFX_TRY(device_->memset_d32_async(accum, 0, kSlotBytes / 4));
+  VMAFX_TRY(device_->memset_d32_async(accum, 0, kSlotBytes / 4));  // after the frame's upload (feature.h)
   const unsigned scales = debug ? std::min(debug->scales, cpu::kVifScales) : cpu::kVifScales;
   for (unsigned s = 0; s < scales; ++s) {
     VifScaleArgs a{};
-    if (s == 0) {
-      a.ref = plane_arg(ref);
-      a.dist = plane_arg(dist);
-    } else {
-      a.ref = plane_arg(image(s, false));
-      a.dist = plane_arg(image(s, true));
-    }
+    a.ref = s == 0 ? ref : image(s, false);
+    a.dist = s == 0 ? dist : image(s, true);
     a.log2_table = log2_table_.as<vx_u16>();
     if (s + 1 < cpu::kVifScales) {
       a.next_ref = const_cast<vx_u16*>(static_cast<const vx_u16*>(image(s + 1, false).data));
@@ -166,8 +133,7 @@ Status VifGpu::enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, u
     a.sq_shift = r.sq_shift;
     a.w = width(s);
     a.h = height(s);
-    void* args[] = {&a};
-    VMAFX_TRY(device_->launch(kernels_[s], grid(s), Dim3{kThreads, 1, 1}, 0, args));
+    VMAFX_TRY(device_->launch(kernels_[s], grid(s), Dim3{kThreads, 1, 1}, 0, a));
   }
   VMAFX_TRY(device_->copy_async(CopyKind::device_to_host, readback_.data() + slot * kSlotBytes, accum, kSlotBytes));
   enqueued_[slot] = true;

@@ -15,6 +15,7 @@
 #include "cpu/vif.h"
 #include "hip/device.h"
 #include "hip/feature.h"
+#include "hip/kernels/vif_impl.h"
 #include "hip/module.h"
 #include "vmafx/status.h"
 
@@ -48,7 +49,8 @@ class VifGpu : public GpuFeature {
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
-  // enqueue() of two luma planes; `debug` adds the test outputs.
+  // enqueue() of two luma planes, checked first (the entry point of tests and benchmarks); `debug` adds the test
+  // outputs.
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
                         const VifDebugOutputs* debug = nullptr);
   // The integer sums of the frame last finished in `slot` (valid once its work has completed): kVifScales entries.
@@ -65,10 +67,11 @@ class VifGpu : public GpuFeature {
  private:
   VifGpu() = default;
   Status check_plane(const char* what, const DevicePlane& p) const;
+  Status launch(const DevicePlane& ref, const DevicePlane& dist, unsigned slot, const VifDebugOutputs* debug);
 
   std::shared_ptr<Device> device_;
   Module module_;
-  Kernel kernels_[cpu::kVifScales];  // scale 0: the 8-bit or the high-bit-depth kernel
+  TypedKernel<vif_scale_kernel_fn> kernels_[cpu::kVifScales];  // scale 0: the 8-bit or the high-bit-depth kernel
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 8;
   double enhn_gain_limit_ = cpu::kVifDefaultEnhnGainLimit;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "vmafx/dmabuf.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -21,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "import/test_hooks.h"
 
 // The dma-buf uAPI, declared here so that older kernel headers build (DMA_BUF_IOCTL_EXPORT_SYNC_FILE is Linux 6.0).
 namespace vmafx::dmabuf_uapi {
@@ -292,17 +292,6 @@ Status DmaBufFd::dup(int fd, const std::string& what, DmaBufFd* out) {
   return Status::ok();
 }
 
-int count_open_fds() {
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (!dir) return -1;
-  int n = 0;
-  while (struct dirent* e = ::readdir(dir)) {
-    if (e->d_name[0] != '.') n++;
-  }
-  ::closedir(dir);
-  return n - 1;  // the directory's own fd
-}
-
 Status dup_frame_fds(const DmaBufFrame& frame, DmaBufFd fds[3], unsigned buffer_of[3], unsigned* n_buffers) {
   if (frame.n_planes == 0 || frame.n_planes > 3)
     return {Errc::invalid_argument, "n_planes is " + std::to_string(frame.n_planes) + " (1..3)"};
@@ -558,14 +547,26 @@ Status map_dmabuf_picture(const DmaBufFrame& frame, int fence_timeout_ms,
 
 // ---- Device importer ----------------------------------------------------------------------------------------------
 
+#if VMAFX_TEST_HOOKS
+namespace import_hooks {
+namespace {
+std::atomic<bool> g_planted_early_release{false};
+}  // namespace
+void set_planted_early_release(bool on) { g_planted_early_release = on; }
+bool planted_early_release() { return g_planted_early_release; }
+}  // namespace import_hooks
+#endif
+
 namespace {
 
-// Counters and the collector's wake-up, shared by the importer and its pictures (which may outlive it).
+// Counters and the collector's wake-up, shared by the importer and its pictures (which may outlive it). A release is
+// counted in pending_releases from the moment it is deferred on the device until it has run, both under `mutex`, so
+// the collector never sees a pending release that the device does not hold (or is not running).
 struct ImportShared {
   std::atomic<uint64_t> live_imports{0};
   std::atomic<uint64_t> pending_releases{0};
   std::mutex mutex;
-  std::condition_variable cv;
+  std::condition_variable cv;  // a release was deferred or has run, or the importer stops
 };
 
 // One imported dma-buf: our duplicate of its fd (which keeps the dma-buf alive and is the cache key) and its device
@@ -598,26 +599,32 @@ class DevicePicture final : public DmaBufPicture {
     if (released_) return;
     released_ = true;
     std::vector<std::shared_ptr<Import>> imports = std::move(imports_);
-    if (planted_early_release_) {  // the defect the release-order tests must see
+    if (kTestHooks && planted_early_release_) {  // the defect the release-order tests must see
       imports.clear();
       if (then) then();
       return;
     }
-    shared_->pending_releases++;
     std::shared_ptr<ImportShared> shared = shared_;
-    Status s = device_->defer([imports, then, shared]() mutable {
-      imports.clear();
-      if (then) then();
-      shared->pending_releases--;
-    });
+    Status s;
+    {
+      std::lock_guard<std::mutex> lock(shared_->mutex);
+      s = device_->defer([imports, then, shared]() mutable {
+        imports.clear();
+        if (then) then();
+        {
+          std::lock_guard<std::mutex> done(shared->mutex);
+          shared->pending_releases--;
+        }
+        shared->cv.notify_all();
+      });
+      if (s) shared_->pending_releases++;
+    }
     if (!s) {
       // Only a failed device refuses: nothing runs on it any more, so nothing reads these.
-      shared_->pending_releases--;
       imports.clear();
       if (then) then();
       return;
     }
-    { std::lock_guard<std::mutex> lock(shared_->mutex); }  // the collector is waiting, or will see the count
     shared_->cv.notify_all();
   }
 
@@ -677,7 +684,7 @@ class DeviceImporter final : public DmaBufImporter {
       if (s) {
         frames_++;
         const PictureView view = dmabuf_picture_view(layout, base, MemoryKind::device, device_->index());
-        *out = std::make_unique<DevicePicture>(device_, shared_, std::move(imports), view, cfg_.planted_early_release);
+        *out = std::make_unique<DevicePicture>(device_, shared_, std::move(imports), view, planted_early_release_);
         return Status::ok();
       }
       if (s.code() != Errc::unsupported) return s;
@@ -780,22 +787,26 @@ class DeviceImporter final : public DmaBufImporter {
     return Status::ok();
   }
 
-  // Runs finished releases while any are pending, so GstBuffers go back to their pool even when no further frame
-  // comes to call collect() (end of stream, a pool of two buffers).
+  // Runs releases as their work finishes while any are pending, so GstBuffers go back to their pool even when no
+  // further frame comes to call collect() (end of stream, a pool of two buffers). It sleeps: on the condition
+  // variable while nothing is pending, in the device's wait on the oldest pending release otherwise; releases that
+  // another thread's collect() is running are waited for on the condition variable too (each one notifies).
   void collector_loop() {
     std::unique_lock<std::mutex> lock(shared_->mutex);
     for (;;) {
       shared_->cv.wait(lock, [&] { return stop_ || shared_->pending_releases > 0; });
       if (stop_) return;
+      const uint64_t pending = shared_->pending_releases;
       lock.unlock();
-      (void)device_->collect();
-      const bool pending = shared_->pending_releases > 0;
-      if (pending) std::this_thread::sleep_for(std::chrono::microseconds(250));
+      bool none = false;
+      Status waited = device_->wait_oldest(&none);
+      if (waited) (void)device_->collect();
       lock.lock();
-      if (device_->failed()) {  // nothing will finish any more: wait for the end
+      if (!waited || device_->failed()) {  // nothing will finish any more: wait for the end
         shared_->cv.wait(lock, [&] { return stop_; });
         return;
       }
+      if (none) shared_->cv.wait(lock, [&] { return stop_ || shared_->pending_releases < pending; });
     }
   }
 
@@ -810,6 +821,7 @@ class DeviceImporter final : public DmaBufImporter {
   std::atomic<uint64_t> frames_{0}, frames_copied_{0}, imports_{0}, cache_hits_{0}, fence_waits_{0};
 
   bool stop_ = false;  // guarded by shared_->mutex
+  const bool planted_early_release_ = import_hooks::planted_early_release();
   std::thread collector_;
 };
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "gl/test_hooks.h"
 #include "gl_test_context.h"
 #include "vmafx/gl.h"
 

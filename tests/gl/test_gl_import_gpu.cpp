@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "gl_test_context.h"
+#include "gl/test_hooks.h"
 #include "gpu_device.h"
 #include "hip/cuda_memory.h"
 #include "hip/kernels/rgba_luma_impl.h"
@@ -301,7 +302,7 @@ TEST(GlImportGpu, RgbaLumaKernelEqualsTheHostWithoutGl) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   hip::Module module;
   ASSERT_OK(hip::Module::load(dev, "rgba_luma", &module));
-  hip::Kernel kernel;
+  hip::TypedKernel<rgba_luma_kernel_fn> kernel;
   ASSERT_OK(module.function("rgba_luma_kernel", &kernel));
   std::printf("rgba_luma module: %s\n", module.origin().c_str());
   const uint32_t sizes[][2] = {{1, 1}, {3, 7}, {65, 5}, {321, 241}, {1920, 1080}, {3840, 2160}};
@@ -329,14 +330,11 @@ TEST(GlImportGpu, RgbaLumaKernelEqualsTheHostWithoutGl) {
       const RgbaLumaCoeffs k = rgba_luma_coeffs(c.matrix == RgbMatrix::bt709 ? RGBA_LUMA_BT709 : RGBA_LUMA_BT601,
                                                 c.range == RgbRange::limited ? RGBA_LUMA_LIMITED_RANGE
                                                                              : RGBA_LUMA_FULL_RANGE);
-      const void* sp = src.data();
-      uint64_t spitch = t.pitch, dpitch = lpitch;
-      void* dp = dst.data();
-      uint32_t ww = w, hh = h, cr = k.cr, cg = k.cg, cb = k.cb, off = k.offset;
-      void* args[] = {&sp, &spitch, &dp, &dpitch, &ww, &hh, &cr, &cg, &cb, &off};
-      ASSERT_OK(dev->launch(kernel, {(w + RGBA_LUMA_THREADS_X - 1) / RGBA_LUMA_THREADS_X,
-                                     (h + RGBA_LUMA_THREADS_Y - 1) / RGBA_LUMA_THREADS_Y, 1},
-                            {RGBA_LUMA_THREADS_X, RGBA_LUMA_THREADS_Y, 1}, 0, args));
+      ASSERT_OK(dev->launch(kernel,
+                            {(w + RGBA_LUMA_THREADS_X - 1) / RGBA_LUMA_THREADS_X,
+                             (h + RGBA_LUMA_THREADS_Y - 1) / RGBA_LUMA_THREADS_Y, 1},
+                            {RGBA_LUMA_THREADS_X, RGBA_LUMA_THREADS_Y, 1}, 0, src.as<const vx_u8>(), vx_u64(t.pitch),
+                            dst.as<vx_u8>(), vx_u64(lpitch), vx_u32(w), vx_u32(h), k.cr, k.cg, k.cb, k.offset));
       std::vector<uint8_t> got(want.size());
       ASSERT_OK(dev->copy_async(hip::CopyKind::device_to_host, got.data(), dst.data(), got.size()));
       ASSERT_OK(dev->synchronize());

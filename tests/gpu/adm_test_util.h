@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Shared by the ADM kernel tests (tests/test_hip_adm_impl.cpp on the CPU, tests/gpu/test_hip_adm.cpp on a GPU):
+// Shared by the ADM kernel tests (tests/gpu/test_hip_adm_impl.cpp on the CPU, tests/gpu/test_hip_adm.cpp on a GPU):
 // seeded, edge-biased picture pairs in every stored layout the kernel reads in place; the CPU reference run stage by
 // stage into the kernel's test-mode ("dump") layout; comparisons that name the first mismatch.
 #pragma once
@@ -81,17 +81,8 @@ struct HostPicture {
     p.bpc = uint8_t(layout.bpc);
     return p;
   }
-  // As hip/adm_gpu.cpp describes a device plane to the kernel.
-  K::PictureArg arg() const {
-    K::PictureArg a{};
-    a.data = data();
-    a.pitch = pitch;
-    a.bytes = layout.bytes;
-    a.shift = layout.shift;
-    a.step = layout.step;
-    a.aligned16 = (layout.bytes == 2 && reinterpret_cast<uintptr_t>(data()) % 2 == 0 && pitch % 2 == 0) ? 1 : 0;
-    return a;
-  }
+  // As the pipeline describes a device plane to the kernel (its address and pitch say whether words are read whole).
+  VxPlane arg() const { return VxPlane{data(), pitch, w, h, layout.bytes, layout.shift, layout.step}; }
 };
 
 struct PicturePair {

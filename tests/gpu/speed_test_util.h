@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Shared by the SpEED kernel tests (tests/test_hip_speed_impl.cpp on the CPU, tests/gpu/test_hip_speed.cpp on a
+// Shared by the SpEED kernel tests (tests/gpu/test_hip_speed_impl.cpp on the CPU, tests/gpu/test_hip_speed.cpp on a
 // GPU): seeded chroma planes in the layouts the kernels read in place, the option sets they are checked under, and
 // comparisons of estimates that name the first difference.
 #pragma once

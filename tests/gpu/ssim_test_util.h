@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The SSIM kernels of engine/hip/kernels/ssim_impl.h emulated on the host work item by work item, with the kernels'
-// own order of the sums: what the GPU must produce bit for bit (tests/test_hip_ssim_impl.cpp compares it with the CPU
-// reference, tests/gpu/test_hip_ssim.cpp with the device).
+// own order of the sums: what the GPU must produce bit for bit (tests/gpu/test_hip_ssim_impl.cpp compares it with the
+// CPU reference, tests/gpu/test_hip_ssim.cpp with the device).
 #pragma once
 
 #include <cstdint>

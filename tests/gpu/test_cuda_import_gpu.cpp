@@ -24,6 +24,7 @@
 #include "gpu_device.h"
 #include "hip/cuda_memory.h"
 #include "hip/device.h"
+#include "import/test_hooks.h"
 #include "support.h"
 #include "vmafx/cuda.h"
 #include "vmafx/scorer.h"
@@ -409,7 +410,7 @@ TEST(CudaImportGpu, ReleaseRunsBehindTheLibraryStream) {
   f.device = dev->info().index;
   for (bool planted : {false, true}) {
     CudaImporterConfig cfg;
-    cfg.planted_early_release = planted;
+    const import_hooks::EarlyReleasePlanted plant(planted);  // read when the importer is created
     std::unique_ptr<CudaImporter> imp;
     ASSERT_OK(CudaImporter::create(cfg, &imp));
     std::unique_ptr<CudaPicture> pic;

@@ -15,7 +15,9 @@
 
 #include "assert_ok.h"
 #include "gpu_device.h"
+#include "hip/kernels/psnr_impl.h"
 #include "hip/module.h"
+#include "hip/plane.h"
 
 namespace vmafx::hip {
 namespace {
@@ -334,14 +336,12 @@ TEST(HipDevice, ZZRuntimeFailureIsStickyAndNamed) {
     VMAFX_GPU_DEVICE_OR_SKIP(dev);
     Module m;
     ASSERT_OK(Module::load(dev, "psnr", &m));
-    Kernel k;
+    TypedKernel<psnr_sse_kernel_fn> k;
     ASSERT_OK(m.function("psnr_sse_kernel", &k));
     // 4096 threads per block exceeds every GPU's limit: the launch is refused on the spot, without harming the
     // context (no memory is touched).
-    uint64_t values[11] = {};
-    void* args[11];
-    for (int i = 0; i < 11; ++i) args[i] = &values[i];
-    Status s = dev->launch(k, Dim3{1, 1, 1}, Dim3{4096, 1, 1}, 0, args);
+    const DevicePlane none{};
+    Status s = dev->launch(k, Dim3{1, 1, 1}, Dim3{4096, 1, 1}, 0, none, none, nullptr);
     ASSERT_EQ(s.code(), Errc::device_error) << s.to_string();
     std::printf("refused launch: %s\n", s.message().c_str());
     EXPECT_NE(s.message().find("psnr_sse_kernel"), std::string::npos);
@@ -355,7 +355,7 @@ TEST(HipDevice, ZZRuntimeFailureIsStickyAndNamed) {
     EXPECT_EQ(DeviceBuffer::create(dev, 16, &b).message(), first_message);
     EXPECT_EQ(dev->synchronize().message(), first_message);
     EXPECT_EQ(dev->copy_async(CopyKind::host_to_device, nullptr, nullptr, 0).message(), first_message);
-    EXPECT_EQ(dev->launch(k, Dim3{}, Dim3{}, 0, args).message(), first_message);
+    EXPECT_EQ(dev->launch(k, Dim3{}, Dim3{}, 0, none, none, nullptr).message(), first_message);
   }
   std::shared_ptr<Device> fresh;
   ASSERT_OK(test::test_device(&fresh));

@@ -36,6 +36,7 @@
 #include "assert_ok.h"
 #include "gpu_device.h"
 #include "hip/dmabuf_import.h"
+#include "import/test_hooks.h"
 #include "support.h"
 #include "../test_dmabuf_frames.h"
 #include "vmafx/dmabuf.h"
@@ -44,6 +45,7 @@
 namespace vmafx::hip {
 namespace {
 
+using vmafx::test::count_open_fds;
 using vmafx::test::Layout;
 using vmafx::test::LaidOutFrame;
 
@@ -603,7 +605,7 @@ TEST(HipDmaBuf, ReleaseWaitsForTheLibraryStreamAndAPlantedEarlyReleaseIsSeen) {
       lookup.add(e);
       DmaBufImporterConfig cfg;
       cfg.backend = Backend::hip;
-      cfg.planted_early_release = planted;
+      const import_hooks::EarlyReleasePlanted plant(planted);  // read when the importer is created
       std::unique_ptr<DmaBufImporter> importer;
       ASSERT_OK(create_dmabuf_device_importer(cfg, make_dmabuf_device(dev, lookup.fn()), &importer));
       DmaBufFrame f;

@@ -19,7 +19,7 @@
 #include "cpu/float_adm.h"
 #include "cpu/float_motion.h"
 #include "cpu/float_vif.h"
-#include "../float_test_frames.h"
+#include "float_test_frames.h"
 #include "gpu_device.h"
 #include "hip/float_adm_gpu.h"
 #include "hip/float_motion_gpu.h"

@@ -11,7 +11,11 @@
 #include "hip/api.h"
 #include "hip/device.h"
 #include "hip/embedded.h"
+#include "hip/kernels/motion_impl.h"
+#include "hip/kernels/psnr_impl.h"
+#include "hip/kernels/vif_impl.h"
 #include "hip/module.h"
+#include "hip/plane.h"
 
 namespace vmafx::hip {
 namespace {
@@ -23,6 +27,31 @@ std::string dlopen_error(const std::string& lib) {
   if (h) return "";  // left open: a GPU runtime must not be unloaded
   const char* e = dlerror();
   return e ? e : "dlopen failed";
+}
+
+// Typed launches are checked when they compile: Device::launch static_asserts launch_args_fit, and these are the
+// cases it tells apart (the right arguments, converted without narrowing; a missing or extra argument; a size_t for
+// a 32-bit parameter; a pointer of another type).
+TEST(HipLoader, TypedLaunchesTakeOnlyTheKernelsParameters) {
+  using Psnr = psnr_sse_kernel_fn;
+  static_assert(launch_args_fit<Psnr, DevicePlane, DevicePlane, vx_u64*>::value);
+  static_assert(launch_args_fit<Psnr, const DevicePlane&, DevicePlane&, std::nullptr_t>::value);
+  static_assert(!launch_args_fit<Psnr, DevicePlane, DevicePlane>::value, "an argument missing");
+  static_assert(!launch_args_fit<Psnr, DevicePlane, DevicePlane, vx_u64*, int>::value, "an argument too many");
+  static_assert(!launch_args_fit<Psnr, DevicePlane, DevicePlane, void*>::value, "an untyped pointer");
+  static_assert(!launch_args_fit<Psnr, DevicePlane, DevicePlane, uint32_t*>::value, "a pointer of another type");
+  using Motion = motion_sad_kernel_fn;
+  static_assert(launch_args_fit<Motion, DevicePlane, DevicePlane, uint32_t, uint32_t, unsigned, vx_u64*,
+                                vx_u32*>::value);
+  static_assert(!launch_args_fit<Motion, DevicePlane, DevicePlane, size_t, uint32_t, unsigned, vx_u64*,
+                                 vx_u32*>::value,
+                "a size_t for a 32-bit parameter narrows");
+  static_assert(!launch_args_fit<Motion, DevicePlane, DevicePlane, uint32_t, uint32_t, unsigned, vx_u32*,
+                                 vx_u64*>::value,
+                "the accumulators swapped");
+  static_assert(launch_args_fit<vif_scale_kernel_fn, VifScaleArgs&>::value);
+  static_assert(!launch_args_fit<vif_scale_kernel_fn, DevicePlane>::value, "another struct");
+  SUCCEED() << "checked at compile time";
 }
 
 TEST(HipLoader, ParsesVendorNames) {

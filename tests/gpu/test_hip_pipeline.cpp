@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <mutex>
@@ -32,6 +33,7 @@
 #include "hip/motion_gpu.h"
 #include "hip/pipeline.h"
 #include "hip/psnr_gpu.h"
+#include "hip/test_hooks.h"
 
 namespace vmafx::hip {
 namespace {
@@ -371,13 +373,14 @@ struct MotionPsnrPipeline {
 };
 
 Status make_pipeline(const std::shared_ptr<Device>& dev, unsigned bpc, uint32_t w, uint32_t h, unsigned slots,
-                     MotionPsnrPipeline* out, int copy_threads = -1) {
+                     MotionPsnrPipeline* out, int copy_threads = -1, int upload_stream = -1) {
   PipelineConfig pc;
   pc.width = w;
   pc.height = h;
   pc.bpc = bpc;
   pc.slots = slots;
   pc.copy_threads = copy_threads;
+  pc.upload_stream = upload_stream;
   VMAFX_TRY(HipPipeline::create(dev, pc, &out->pipeline));
   std::unique_ptr<MotionGpu> m;
   VMAFX_TRY(MotionGpu::create(dev, w, h, bpc, slots, &m));
@@ -545,6 +548,49 @@ TEST(HipPipeline, MotionAloneUploadsOnlyTheReferenceLuma) {
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(out[i][0], s.motion[i]) << "frame " << i;
 }
 
+// After each upload the pipeline submits the upload stream's work (Device::submit_upload). What this test shows: the
+// submit is made once per host frame uploaded on the upload stream, and a pipeline planted to skip it
+// (VMAFX_HIP_PLANT=skip_upload_submit) is caught by the same count. What it cannot show: the reordering that the
+// submit prevents. That was measured on ROCm (a gfx1036: work left unsubmitted was overtaken by work queued later on
+// another stream); CUDA submits work as it is queued, so on NVIDIA the scores are right with or without the submit and
+// the planted skip changes none of them. Only the count tells the two apart there.
+TEST(HipPipeline, UploadStreamIsSubmittedAfterEveryUpload) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  if (!dev->can_order_streams()) GTEST_SKIP() << "this runtime cannot order two streams: no upload stream to test";
+  const uint32_t w = 320, h = 180;
+  const int frames = 5;
+  Stream s;
+  make_stream(8, w, h, frames, 31, &s);
+  std::vector<const PictureView*> refs, dists;
+  for (int i = 0; i < frames; ++i) {
+    refs.push_back(&s.ref[size_t(i)].view);
+    dists.push_back(&s.dist[size_t(i)].view);
+  }
+  for (const char* plant : {"", "skip_upload_submit"}) {
+    const bool planted = *plant != 0;
+    ASSERT_EQ(setenv("VMAFX_HIP_PLANT", plant, 1), 0);  // read when the pipeline is created
+    MotionPsnrPipeline mp;
+    const Status made = make_pipeline(dev, 8, w, h, 3, &mp, -1, /*upload_stream=*/1);
+    ASSERT_EQ(unsetenv("VMAFX_HIP_PLANT"), 0);
+    ASSERT_OK(made);
+    ASSERT_TRUE(mp.pipeline->upload_stream());
+    const uint64_t before = hip_hooks::upload_submits();
+    Results r;
+    run_stream(mp, refs, dists, &r);
+    const uint64_t submits = hip_hooks::upload_submits() - before;
+    const uint64_t uploads = mp.pipeline->stats().stream_uploads;
+    EXPECT_EQ(uploads, uint64_t(frames)) << "every host frame uploaded on the upload stream";
+    if (planted) {
+      EXPECT_EQ(submits, 0u) << "the planted skip is seen: no submit after the uploads";
+    } else {
+      EXPECT_EQ(submits, uploads) << "one submit per upload";
+      expect_scores(s, r, "upload stream");
+    }
+    std::printf("VMAFX_HIP_PLANT=%s: %llu uploads on the upload stream, %llu submits\n", planted ? plant : "(none)",
+                static_cast<unsigned long long>(uploads), static_cast<unsigned long long>(submits));
+  }
+}
+
 // A feature for the pipeline's own tests: fails in enqueue or finish on request, or holds finish() until released.
 class ProbeFeature final : public GpuFeature {
  public:
@@ -668,15 +714,15 @@ TEST(HipPipelineZ, DeviceFailureIsStickyAndNamesTheCall) {
   // Frame 0 runs; then the device fails (a refused launch on the library stream); frames 1 and 2 must fail.
   Module m;
   ASSERT_OK(Module::load(dev, "motion", &m));
-  Kernel k;
+  TypedKernel<motion_sad_kernel_fn> k;
   ASSERT_OK(m.function("motion_sad_kernel", &k));
   std::vector<Status> got(3);
   std::atomic<int> calls{0};
   double out[3][4];
   for (size_t i = 0; i < 3; ++i) {
     if (i == 1) {
-      void* no_args[8] = {};
-      const Status refused = dev->launch(k, {1, 1, 1}, {4096, 1, 1}, 0, no_args);
+      const DevicePlane none{};
+      const Status refused = dev->launch(k, {1, 1, 1}, {4096, 1, 1}, 0, none, none, 0u, 0u, 8u, nullptr, nullptr);
       ASSERT_EQ(refused.code(), Errc::device_error) << refused.to_string();
       std::printf("refused launch: %s\n", refused.to_string().c_str());
     }

@@ -260,13 +260,15 @@ TEST(HipSpeed, RefusesFramesWithoutChromaAndBadSizes) {
   DevicePicture g;
   ASSERT_OK(upload(dev, p, &g));
   FramePlanes f = frame_of(g, g, g, g, 8);
+  // enqueue() only asserts what the pipeline checked; check_frame() is that check.
   f.planes = 1;
-  EXPECT_EQ(sp->enqueue(f, 0).code(), Errc::invalid_argument);
+  EXPECT_EQ(sp->check_frame(f, 0).code(), Errc::invalid_argument);
   f = frame_of(g, g, g, g, 8);
   f.dist[2].width = 199;
-  EXPECT_EQ(sp->enqueue(f, 0).code(), Errc::unsupported);
+  EXPECT_EQ(sp->check_frame(f, 0).code(), Errc::unsupported);
   f = frame_of(g, g, g, g, 8);
-  EXPECT_EQ(sp->enqueue(f, 1).code(), Errc::invalid_argument);  // one slot
+  EXPECT_EQ(sp->check_frame(f, 1).code(), Errc::invalid_argument);  // one slot
+  ASSERT_OK(sp->check_frame(f, 0));
   EXPECT_TRUE(sp->enqueue(f, 0).is_ok());
   ASSERT_OK(dev->synchronize());
 }

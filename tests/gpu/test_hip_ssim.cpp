@@ -345,12 +345,7 @@ TEST(HipSsim, FramesInSeveralSlots) {
     EXPECT_LE(diff(ga, a), kTolerance) << "slot " << s;
     EXPECT_LE(diff(gb, b), kTolerance) << "slot " << s;
   }
-  FramePlanes wrong;
-  wrong.ref[0] = r[0].view;
-  wrong.dist[0] = d[0].view;
-  wrong.bpc = 8;
-  EXPECT_EQ(ssim->enqueue(wrong, 0).code(), Errc::unsupported);
-  EXPECT_EQ(ms->enqueue(wrong, 0).code(), Errc::unsupported);
+  // A frame of another depth never reaches enqueue(): HipPipeline::submit refuses it (test_hip_pipeline).
   EXPECT_EQ(ssim->enqueue_planes(r[0].view, d[0].view, kSlots).code(), Errc::invalid_argument);
 }
 

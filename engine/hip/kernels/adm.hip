@@ -17,6 +17,12 @@
 
 namespace vxadm = vmafx::hip::adm;
 
+VMAFX_KERNEL vxadm::adm_scale0_kernel_fn adm_scale0_kernel;
+VMAFX_KERNEL vxadm::adm_scale1_kernel_fn adm_scale1_kernel;
+VMAFX_KERNEL vxadm::adm_scale23_kernel_fn adm_scale23_kernel;
+VMAFX_KERNEL vxadm::adm_small_row_kernel_fn adm_small_row_kernel;
+VMAFX_KERNEL vxadm::adm_finish_kernel_fn adm_finish_kernel;
+
 namespace {
 
 // `smem`: the kernel's kSmemU64 words of shared memory, declared in each kernel. Always inlined: where it is not
@@ -52,7 +58,7 @@ __device__ __attribute__((always_inline)) inline void scale_body(const Src& ref,
 // Scale 0: ref and dist pictures (in_w x in_h samples) -> int16 band a of both (w x h, dense rows), row sums.
 // Grid: ceil(w / kTileW) x ceil(h / kTileH) blocks of kBlockW x kBlockH threads. dump: null, or kDumpPlanes planes
 // of dump_plane elements (test mode: every position is decoupled and its intermediates written).
-VMAFX_KERNEL void adm_scale0_kernel(vxadm::PictureArg ref, vxadm::PictureArg dist, vxadm::ScaleParams p,
+VMAFX_KERNEL void adm_scale0_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParams p,
                                     vx_i16* ref_a, vx_i16* dist_a, vx_u64* rows, vx_i16* dump, vx_u64 dump_plane) {
   vxadm::PictureSource rs{}, ds{};
   rs.pic = ref;
@@ -100,7 +106,7 @@ VMAFX_KERNEL void adm_scale23_kernel(const vx_i32* ref_in, const vx_i32* dist_in
 // Pictures of 17..32 on an axis: the reference's row -1 of scale 3 (vxadm::small_row_value), q.count values, one
 // block of any size striding over them. Reads only the pictures, so it may run before or after the scale kernels
 // but before scale 3.
-VMAFX_KERNEL void adm_small_row_kernel(vxadm::PictureArg ref, vxadm::PictureArg dist, vxadm::ScaleParams p0,
+VMAFX_KERNEL void adm_small_row_kernel(VxPlane ref, VxPlane dist, vxadm::ScaleParams p0,
                                        vxadm::SmallRowParams q, vx_i32* out) {
   vxadm::PictureSource rs{}, ds{};
   rs.pic = ref;

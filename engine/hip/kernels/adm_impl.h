@@ -88,16 +88,6 @@ struct SmallRowParams {
   vx_i32 mode;                      // 0: zeros (adm_skip_scale0); 1: csf of r (AIM pass); 2: flt of a (adm_skip_aim)
 };
 
-// The picture of scale 0 as the kernel reads it in place: 8-bit bytes or little-endian 16-bit words shifted right.
-struct PictureArg {
-  const vx_u8* data;
-  vx_u64 pitch;      // bytes between rows
-  vx_u32 bytes;      // 1 or 2
-  vx_u32 shift;      // right shift from a 16-bit word to the sample
-  vx_u32 step;       // samples from one sample of the row to the next
-  vx_u32 aligned16;  // 16-bit words at even addresses on every row: read as words, not byte by byte
-};
-
 // The per-row rounding of the finishing kernel, for all four scales.
 struct FinishParams {
   vx_u64 rows_offset[4];
@@ -108,6 +98,19 @@ struct FinishParams {
   vx_i32 cm_shift[4];   // cm row shift: ceil(log2(h))
   vx_i64 cm_round[4];
 };
+
+// The kernels' parameters (kernels/adm.hip; the host launches them as TypedKernel<...>). Scale 0 reads the picture
+// (ref, dist) in place and writes int16 band a; scale 1 reads that int16 band a; scales 2 and 3 read int32 band a.
+// dump: null, or kDumpPlanes planes of dump_plane elements (test mode).
+typedef void adm_scale0_kernel_fn(VxPlane ref, VxPlane dist, ScaleParams p, vx_i16* ref_a, vx_i16* dist_a,
+                                  vx_u64* rows, vx_i16* dump, vx_u64 dump_plane);
+typedef void adm_scale1_kernel_fn(const vx_i16* ref_in, const vx_i16* dist_in, ScaleParams p, vx_i32* ref_a,
+                                  vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane);
+typedef void adm_scale23_kernel_fn(const vx_i32* ref_in, const vx_i32* dist_in, ScaleParams p, vx_i32* ref_a,
+                                   vx_i32* dist_a, vx_u64* rows, vx_i32* dump, vx_u64 dump_plane,
+                                   const vx_i32* small_row);
+typedef void adm_small_row_kernel_fn(VxPlane ref, VxPlane dist, ScaleParams p0, SmallRowParams q, vx_i32* out);
+typedef void adm_finish_kernel_fn(const vx_u64* rows, FinishParams p, vx_u64* out);
 
 // ---- Integer helpers with the C compiler's wrap-around -------------------------------------------------------
 VX_HD vx_i32 wrap_add(vx_i32 a, vx_i32 b) { return (vx_i32)((vx_u32)a + (vx_u32)b); }
@@ -487,13 +490,13 @@ struct Ops<vx_i32> {
 
 // Scale 0: the picture, read in place (any pitch; 16-bit words byte by byte unless aligned).
 struct PictureSource {
-  PictureArg pic;
+  VxPlane pic;
   int w, h, bpc;
   VX_HD vx_u32 operator()(int x, int y) const {
-    const vx_u8* row = pic.data + (vx_u64)y * pic.pitch;
+    const vx_u8* row = (const vx_u8*)pic.data + (vx_u64)y * pic.pitch;
     const vx_u32 at = (vx_u32)x * pic.step;  // x < 2^15, step small
     if (pic.bytes == 1) return row[at];
-    if (pic.aligned16) return (vx_u32)((const vx_u16*)row)[at] >> pic.shift;
+    if (vx_plane_words_aligned(pic)) return (vx_u32)((const vx_u16*)row)[at] >> pic.shift;
     return ((vx_u32)row[2 * at] | ((vx_u32)row[2 * at + 1] << 8)) >> pic.shift;
   }
   template <bool kAll>

@@ -3,6 +3,15 @@
 #include "device.h"
 #include "cambi_impl.h"
 
+VMAFX_KERNEL cambi_preprocess_kernel_fn cambi_preprocess_kernel;
+VMAFX_KERNEL cambi_check_kernel_fn cambi_check_kernel;
+VMAFX_KERNEL cambi_mask_kernel_fn cambi_mask_kernel;
+VMAFX_KERNEL cambi_filter_kernel_fn cambi_filter_kernel;
+VMAFX_KERNEL cambi_c_values_kernel_fn cambi_c_values_kernel;
+VMAFX_KERNEL cambi_pool1_kernel_fn cambi_pool1_kernel;
+VMAFX_KERNEL cambi_pool2_kernel_fn cambi_pool2_kernel;
+VMAFX_KERNEL cambi_pool3_kernel_fn cambi_pool3_kernel;
+
 // ---- stage 1 -------------------------------------------------------------------------------------------------------
 
 // Block CAMBI_PRE_BLOCK x CAMBI_PRE_BLOCK, one output each; grid over w x h.

@@ -46,17 +46,8 @@
 
 // A plane as the kernels read it: rows `pitch` bytes apart, a sample every `step` samples, 8-bit bytes or 16-bit
 // little-endian words shifted right by `shift` (read byte by byte: any pitch and alignment).
-struct CambiPlaneArg {
-  const vx_u8* data;
-  vx_u64 pitch;
-  vx_u32 step;
-  vx_u32 bytes;
-  vx_u32 shift;
-  vx_u32 reserved;
-};
-
 struct CambiPreArgs {
-  CambiPlaneArg in;
+  VxPlane in;  // the picture's plane (common.h)
   const vx_u32* src_x;  // resize: the input column of each output column (null: no resize)
   const vx_u32* src_y;  // the input row of each output row
   vx_u16* out;          // w x h, out_pitch elements per row
@@ -141,8 +132,8 @@ struct CambiPoolArgs {
 
 // ---- helpers -------------------------------------------------------------------------------------------------------
 
-VX_HD vx_u32 cambi_read_sample(const CambiPlaneArg& p, vx_u32 x, vx_u32 y) {
-  const vx_u8* row = p.data + (vx_u64)y * p.pitch;
+VX_HD vx_u32 cambi_read_sample(const VxPlane& p, vx_u32 x, vx_u32 y) {
+  const vx_u8* row = (const vx_u8*)p.data + (vx_u64)y * p.pitch;
   if (p.bytes == 1) return row[(vx_u64)x * p.step];
   const vx_u8* b = row + (vx_u64)x * p.step * 2u;
   return ((vx_u32)b[0] | ((vx_u32)b[1] << 8)) >> p.shift;
@@ -513,3 +504,14 @@ VX_HD bool cambi_pool_exact(const CambiPoolResult& r) {
   const vx_i32 shift = 54 + r.min_exp;  // total < 2^53 * 2^(min_exp + 1) units
   return shift >= 64 || r.total < ((vx_u64)1 << shift);
 }
+
+// The kernels' parameters (kernels/cambi.hip declares each kernel with its type; the host launches them as
+// TypedKernel<...>).
+typedef void cambi_preprocess_kernel_fn(CambiPreArgs a);
+typedef void cambi_check_kernel_fn(CambiPreArgs a);
+typedef void cambi_mask_kernel_fn(CambiMaskArgs a);
+typedef void cambi_filter_kernel_fn(CambiFilterArgs a);
+typedef void cambi_c_values_kernel_fn(CambiCvalArgs a);
+typedef void cambi_pool1_kernel_fn(CambiPoolArgs a);
+typedef void cambi_pool2_kernel_fn(CambiPoolArgs a);
+typedef void cambi_pool3_kernel_fn(CambiPoolArgs a);

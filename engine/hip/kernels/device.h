@@ -18,7 +18,10 @@
 
 #include "common.h"
 
-// Kernels are looked up by name in the loaded module: no C++ mangling.
+// Kernels are looked up by name in the loaded module: no C++ mangling. Each kernel is first declared with the
+// function type its header gives it (`VMAFX_KERNEL motion_sad_kernel_fn motion_sad_kernel;`), which the host launches
+// it through (hip/device.h's TypedKernel): a definition whose parameters differ is a conflicting declaration of a C
+// function and does not compile.
 #define VMAFX_KERNEL extern "C" __global__
 
 // Threads of the block in one index (x fastest).

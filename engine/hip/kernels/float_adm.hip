@@ -5,13 +5,20 @@
 #include "device.h"
 #include "float_adm_impl.h"
 
+VMAFX_KERNEL float_adm_picture_kernel_fn float_adm_picture_kernel;
+VMAFX_KERNEL float_adm_dwt_v_kernel_fn float_adm_dwt_v_kernel;
+VMAFX_KERNEL float_adm_dwt_h_kernel_fn float_adm_dwt_h_kernel;
+VMAFX_KERNEL float_adm_decouple_kernel_fn float_adm_decouple_kernel;
+VMAFX_KERNEL float_adm_cm_kernel_fn float_adm_cm_kernel;
+VMAFX_KERNEL float_adm_rowsum_kernel_fn float_adm_rowsum_kernel;
+
 VMAFX_KERNEL void float_adm_picture_kernel(FadmPictureArgs a) {
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x;
   const vx_u32 y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= a.w || y >= a.h) return;
-  const FxPlane& p = blockIdx.z == 0 ? a.ref : a.dist;
+  const VxPlane& p = blockIdx.z == 0 ? a.ref : a.dist;
   float* out = blockIdx.z == 0 ? a.out_ref : a.out_dist;
-  out[(vx_u64)y * a.out_pitch + x] = fx_picture_sample(fx_read_sample(p, x, y), p.bpc);
+  out[(vx_u64)y * a.out_pitch + x] = fx_picture_sample(fx_read_sample(p, x, y), a.bpc);
 }
 
 VMAFX_KERNEL void float_adm_dwt_v_kernel(FadmDwtArgs a) {

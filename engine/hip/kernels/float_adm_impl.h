@@ -144,7 +144,9 @@ VX_HD float fadm_den_value(float x, float rfactor, double p_norm) { return fadm_
 // ---- kernel arguments -------------------------------------------------------------------------------------------
 
 struct FadmPictureArgs {
-  FxPlane ref, dist;
+  VxPlane ref, dist;
+  vx_u32 bpc;        // 8, 10, 12 or 16
+  vx_u32 reserved;
   float* out_ref;
   float* out_dist;
   vx_u64 out_pitch;
@@ -198,3 +200,12 @@ struct FadmRowArgs {
   float* out;  // out[plane * n + row]
   vx_u32 rw, n;
 };
+
+// The kernels' parameters (kernels/float_adm.hip declares each kernel with its type; the host launches them as
+// TypedKernel<...>).
+typedef void float_adm_picture_kernel_fn(FadmPictureArgs a);
+typedef void float_adm_dwt_v_kernel_fn(FadmDwtArgs a);
+typedef void float_adm_dwt_h_kernel_fn(FadmDwtArgs a);
+typedef void float_adm_decouple_kernel_fn(FadmDecoupleArgs a);
+typedef void float_adm_cm_kernel_fn(FadmCmArgs a);
+typedef void float_adm_rowsum_kernel_fn(FadmRowArgs a);

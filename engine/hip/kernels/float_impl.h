@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Arithmetic shared by the float features' kernels (float_vif.hip, float_adm.hip, float_motion.hip) and compiled by
-// the host compiler for tests/test_hip_float_impl.cpp: reading a frame's luma, libvmaf's float picture, the mirror,
+// the host compiler for tests/gpu/test_hip_float_impl.cpp: reading a frame's luma, libvmaf's float picture, the mirror,
 // and the one reduction the float features use, a row summed in float from left to right.
 //
 // Floating-point rules for every float kernel: each operation is the CPU reference's (engine/cpu/float_*.cpp), with
@@ -16,19 +16,10 @@
 #include <math.h>
 #endif
 
-// A plane of the frame as the kernels read it: 8-bit bytes, or little-endian 16-bit words (read byte by byte, any
-// alignment) holding the sample `shift` bits up; `step` samples between neighbours of a row.
-struct FxPlane {
-  const vx_u8* data;
-  vx_u64 pitch;  // bytes between rows
-  vx_u32 step;
-  vx_u32 bytes;  // 1 or 2
-  vx_u32 shift;
-  vx_u32 bpc;    // 8, 10, 12 or 16
-};
-
-VX_HD vx_u32 fx_read_sample(const FxPlane& p, vx_u32 x, vx_u32 y) {
-  const vx_u8* row = p.data + (vx_u64)y * p.pitch;
+// Sample x of row y of a plane of the frame (common.h's VxPlane): 8-bit bytes, or little-endian 16-bit words (read
+// byte by byte, any alignment) holding the sample `shift` bits up; `step` samples between neighbours of a row.
+VX_HD vx_u32 fx_read_sample(const VxPlane& p, vx_u32 x, vx_u32 y) {
+  const vx_u8* row = (const vx_u8*)p.data + (vx_u64)y * p.pitch;
   const vx_u64 i = (vx_u64)x * p.step;
   if (p.bytes == 1) return row[i];
   const vx_u8* b = row + 2 * i;

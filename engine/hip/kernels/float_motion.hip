@@ -5,11 +5,17 @@
 #include "device.h"
 #include "float_motion_impl.h"
 
+VMAFX_KERNEL float_motion_picture_kernel_fn float_motion_picture_kernel;
+VMAFX_KERNEL float_motion_blur_v_kernel_fn float_motion_blur_v_kernel;
+VMAFX_KERNEL float_motion_blur_h_kernel_fn float_motion_blur_h_kernel;
+VMAFX_KERNEL float_motion_half_kernel_fn float_motion_half_kernel;
+VMAFX_KERNEL float_motion_rowsad_kernel_fn float_motion_rowsad_kernel;
+
 VMAFX_KERNEL void float_motion_picture_kernel(FmotPictureArgs a) {
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x;
   const vx_u32 y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= a.w || y >= a.h) return;
-  a.out[(vx_u64)y * a.out_pitch + x] = fx_picture_sample(fx_read_sample(a.src, x, y), a.src.bpc);
+  a.out[(vx_u64)y * a.out_pitch + x] = fx_picture_sample(fx_read_sample(a.src, x, y), a.bpc);
 }
 
 VMAFX_KERNEL void float_motion_blur_v_kernel(FmotBlurArgs a) {

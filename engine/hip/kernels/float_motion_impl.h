@@ -25,7 +25,9 @@ VX_HD float fmot_row_sad(const float* a, const float* b, int w) {
 }
 
 struct FmotPictureArgs {
-  FxPlane src;
+  VxPlane src;
+  vx_u32 bpc;        // 8, 10, 12 or 16
+  vx_u32 reserved;
   float* out;
   vx_u64 out_pitch;
   vx_u32 w, h;
@@ -61,3 +63,11 @@ struct FmotRowArgs {
   float* out;
   vx_u32 w, h;
 };
+
+// The kernels' parameters (kernels/float_motion.hip declares each kernel with its type; the host launches them as
+// TypedKernel<...>).
+typedef void float_motion_picture_kernel_fn(FmotPictureArgs a);
+typedef void float_motion_blur_v_kernel_fn(FmotBlurArgs a);
+typedef void float_motion_blur_h_kernel_fn(FmotBlurArgs a);
+typedef void float_motion_half_kernel_fn(FmotHalfArgs a);
+typedef void float_motion_rowsad_kernel_fn(FmotRowArgs a);

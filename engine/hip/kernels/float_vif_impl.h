@@ -161,7 +161,9 @@ VX_HD float fvif_interp_px(const float* src, vx_u64 pitch, const vx_i32* xi, con
 // ---- kernel arguments (each kernel takes one struct by value) ----------------------------------------------------
 
 struct FvifPictureArgs {
-  FxPlane ref, dist;
+  VxPlane ref, dist;
+  vx_u32 bpc;        // 8, 10, 12 or 16
+  vx_u32 reserved;
   float* out_ref;
   float* out_dist;
   vx_u64 out_pitch;  // floats
@@ -239,3 +241,13 @@ struct FvifRowArgs {
   float* out_b;
   vx_u32 w, h;
 };
+
+// The kernels' parameters (kernels/float_vif.hip declares each kernel with its type; the host launches them as
+// TypedKernel<...>).
+typedef void float_vif_picture_kernel_fn(FvifPictureArgs a);
+typedef void float_vif_scale_kernel_fn(FvifScaleArgs a);
+typedef void float_vif_vertical_kernel_fn(FvifFilterArgs a);
+typedef void float_vif_stat_kernel_fn(FvifStatArgs a);
+typedef void float_vif_decimate_v_kernel_fn(FvifDecimateArgs a);
+typedef void float_vif_decimate_h_kernel_fn(FvifDecimateArgs a);
+typedef void float_vif_rowsum_kernel_fn(FvifRowArgs a);

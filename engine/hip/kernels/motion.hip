@@ -10,10 +10,12 @@
 #define MOTION_THREADS 256
 #define MOTION_ROWS 4
 
+VMAFX_KERNEL motion_sad_kernel_fn motion_sad_kernel;
+
 // Block: MOTION_THREADS x 1 threads; grid: any number of blocks in x (each strides over the row groups).
 // The planes must be at least 3x3 (the mirror of the 5-tap filter). `row_sums` (tests; null otherwise) receives each
 // row's 32-bit sum.
-VMAFX_KERNEL void motion_sad_kernel(VxMotionPlane prev, VxMotionPlane cur, vx_u32 width, vx_u32 height, vx_u32 bpc,
+VMAFX_KERNEL void motion_sad_kernel(VxPlane prev, VxPlane cur, vx_u32 width, vx_u32 height, vx_u32 bpc,
                                     vx_u64* sad, vx_u32* row_sums) {
   __shared__ vx_i32 tile[MOTION_ROWS][MOTION_THREADS + 2 * VX_MOTION_RADIUS];
   __shared__ vx_u32 row_scratch[MOTION_ROWS][MOTION_THREADS];

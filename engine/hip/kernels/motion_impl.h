@@ -4,7 +4,7 @@
 // the columns (rounded, shifted by the bit depth), then along the rows (rounded, shifted by 16), summed in absolute
 // value. Each row's sum is a 32-bit wrapping sum, as libvmaf's; the rows add up in 64 bits.
 //
-// Only common.h is included, so the host compiler builds these functions too: tests/test_hip_motion_impl.cpp runs
+// Only common.h is included, so the host compiler builds these functions too: tests/gpu/test_hip_motion_impl.cpp runs
 // them over whole planes on the CPU and compares with the CPU reference's stage functions. kernels/motion.hip is a
 // thin loop around them.
 #pragma once
@@ -14,17 +14,9 @@
 #define VX_MOTION_TAPS 5
 #define VX_MOTION_RADIUS 2
 
-// A plane as the motion kernel reads it: rows `pitch` bytes apart, a sample every `step` samples, 8-bit bytes or
-// 16-bit little-endian words shifted right by `shift`. Passed to the kernel by value: host and device share the
-// layout.
-struct VxMotionPlane {
-  const vx_u8* data;
-  vx_u64 pitch;
-  vx_u32 step;
-  vx_u32 bytes;
-  vx_u32 shift;
-  vx_u32 pad_;
-};
+// motion_sad_kernel's parameters (kernels/motion.hip; the host launches it as TypedKernel<motion_sad_kernel_fn>).
+typedef void motion_sad_kernel_fn(VxPlane prev, VxPlane cur, vx_u32 width, vx_u32 height, vx_u32 bpc, vx_u64* sad,
+                                  vx_u32* row_sums);
 
 // The filter's taps (Q16, sum 65536), as cpu::kMotionFilter.
 VX_HD vx_i32 vx_motion_tap(int k) {
@@ -39,15 +31,15 @@ VX_HD vx_i32 vx_motion_mirror(vx_i32 i, vx_i32 n) {
 }
 
 // Sample x of row y. Read byte by byte so that any pitch is safe.
-VX_HD vx_i32 vx_motion_sample(const VxMotionPlane& p, vx_u32 x, vx_u32 y) {
-  const vx_u8* row = p.data + (vx_u64)y * p.pitch;
+VX_HD vx_i32 vx_motion_sample(const VxPlane& p, vx_u32 x, vx_u32 y) {
+  const vx_u8* row = (const vx_u8*)p.data + (vx_u64)y * p.pitch;
   if (p.bytes == 1) return (vx_i32)row[(vx_u64)x * p.step];
   const vx_u8* w = row + (vx_u64)x * p.step * 2u;
   return (vx_i32)(((vx_u32)w[0] | ((vx_u32)w[1] << 8)) >> p.shift);
 }
 
 // prev - cur at (x, y).
-VX_HD vx_i32 vx_motion_diff(const VxMotionPlane& prev, const VxMotionPlane& cur, vx_u32 x, vx_u32 y) {
+VX_HD vx_i32 vx_motion_diff(const VxPlane& prev, const VxPlane& cur, vx_u32 x, vx_u32 y) {
   return vx_motion_sample(prev, x, y) - vx_motion_sample(cur, x, y);
 }
 
@@ -69,7 +61,7 @@ VX_HD vx_u32 vx_motion_hblur_abs(const vx_i32* v) {
 }
 
 // The vertical pass at (x, y) straight from the planes (for host tests and simple loops).
-VX_HD vx_i32 vx_motion_vblur_at(const VxMotionPlane& prev, const VxMotionPlane& cur, vx_u32 x, vx_u32 y, vx_u32 h,
+VX_HD vx_i32 vx_motion_vblur_at(const VxPlane& prev, const VxPlane& cur, vx_u32 x, vx_u32 y, vx_u32 h,
                                 vx_u32 bpc) {
   vx_i32 d[VX_MOTION_TAPS];
   for (int k = 0; k < VX_MOTION_TAPS; ++k)

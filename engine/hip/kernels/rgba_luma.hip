@@ -4,6 +4,8 @@
 #include "device.h"
 #include "rgba_luma_impl.h"
 
+VMAFX_KERNEL rgba_luma_kernel_fn rgba_luma_kernel;
+
 VMAFX_KERNEL void rgba_luma_kernel(const vx_u8* rgba, vx_u64 rgba_pitch, vx_u8* luma, vx_u64 luma_pitch,
                                    vx_u32 width, vx_u32 height, vx_u32 cr, vx_u32 cg, vx_u32 cb, vx_u32 offset) {
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x;

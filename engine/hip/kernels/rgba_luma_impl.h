@@ -35,6 +35,12 @@ struct RgbaLumaCoeffs {
   vx_u32 offset;
 };
 
+// rgba_luma_kernel's parameters (kernels/rgba_luma.hip; the host launches it as TypedKernel<rgba_luma_kernel_fn>):
+// width x height RGBA pixels, rows rgba_pitch bytes apart, into luma rows luma_pitch bytes apart, with the
+// coefficients of rgba_luma_coeffs().
+typedef void rgba_luma_kernel_fn(const vx_u8* rgba, vx_u64 rgba_pitch, vx_u8* luma, vx_u64 luma_pitch, vx_u32 width,
+                                 vx_u32 height, vx_u32 cr, vx_u32 cg, vx_u32 cb, vx_u32 offset);
+
 // The table above. Unknown values select BT.601 / full range.
 VX_HD RgbaLumaCoeffs rgba_luma_coeffs(int matrix, int range) {
   RgbaLumaCoeffs c;

@@ -22,13 +22,8 @@
 #define SCALE_V_C 2u
 
 struct ScaleHArgs {
-  const vx_u8* src;    // source plane: rows `pitch` bytes apart
-  vx_u64 pitch;
-  vx_u32 step;         // samples from one sample of a row to the next (2: interleaved chroma)
-  vx_u32 bytes;        // 1: bytes; 2: little-endian 16-bit words
-  vx_u32 shift;        // word >> shift is the sample
+  VxPlane src;         // the source plane (width x height: the scaler's source size; chroma may be interleaved)
   vx_u32 bpc;
-  vx_u32 src_w, src_h;
   vx_u32 dst_w;        // intermediate values per row
   vx_u32 taps;
   const vx_i32* pos;   // dst_w first source samples
@@ -53,6 +48,10 @@ struct ScaleVArgs {
   vx_u64 dst_pitch;
 };
 
+// The kernels' parameters (kernels/scale.hip; the host launches them as TypedKernel<...>).
+typedef void scale_h_kernel_fn(ScaleHArgs a);
+typedef void scale_v_kernel_fn(ScaleVArgs a);
+
 VX_HD vx_u32 scale_read(const vx_u8* row, vx_u32 x, vx_u32 step, vx_u32 bytes, vx_u32 shift) {
   if (bytes == 1) return row[(vx_u64)x * step];
   const vx_u8* p = row + (vx_u64)x * step * 2u;
@@ -74,14 +73,14 @@ VX_HD vx_i32 scale_h_finish(vx_i32 sum, vx_u32 bpc) {
 
 // Intermediate value x of source row y.
 VX_HD vx_i32 scale_h_value(const ScaleHArgs& a, vx_u32 x, vx_u32 y) {
-  const vx_u8* row = a.src + (vx_u64)y * a.pitch;
+  const vx_u8* row = (const vx_u8*)a.src.data + (vx_u64)y * a.src.pitch;
   const vx_i32 pos = a.pos[x];
   const vx_i16* c = a.coef + (vx_u64)x * a.taps;
   vx_u32 sum = 0;  // wraps as swscale's 32-bit int does (16-bit input)
   for (vx_u32 t = 0; t < a.taps; ++t) {
     const vx_u32 sx = (vx_u32)(pos + (vx_i32)t);
-    if (sx >= a.src_w) break;  // past the end: weight 0
-    sum += scale_read(row, sx, a.step, a.bytes, a.shift) * (vx_u32)(vx_i32)c[t];
+    if (sx >= a.src.width) break;  // past the end: weight 0
+    sum += scale_read(row, sx, a.src.step, a.src.bytes, a.src.shift) * (vx_u32)(vx_i32)c[t];
   }
   return scale_h_finish((vx_i32)sum, a.bpc);
 }

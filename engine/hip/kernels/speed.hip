@@ -13,6 +13,11 @@
 
 namespace vxs = vmafx::hip::speed;
 
+VMAFX_KERNEL vxs::speed_prescale_kernel_fn speed_prescale_kernel;
+VMAFX_KERNEL vxs::speed_dec_kernel_fn speed_dec_kernel;
+VMAFX_KERNEL vxs::speed_mean_kernel_fn speed_mean_kernel;
+VMAFX_KERNEL vxs::speed_estimate_kernel_fn speed_estimate_kernel;
+
 VMAFX_KERNEL void speed_prescale_kernel(vxs::Images imgs, vxs::ScaleTables t, vxs::Dims d, float* scaled) {
   const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
   const int z = (int)blockIdx.z;

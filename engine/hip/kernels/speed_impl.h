@@ -40,9 +40,9 @@ enum {
 
 // A chroma plane as the kernels read it: 8-bit bytes or little-endian 16-bit words shifted right.
 struct ImageArg {
-  const vx_u8* data;
-  vx_u64 pitch;
-  vx_u32 bytes, shift, step, bpc;
+  VxPlane plane;  // common.h
+  vx_u32 bpc;
+  vx_u32 reserved;
 };
 struct Images {
   ImageArg img[kImages];
@@ -91,10 +91,10 @@ VX_HD float abs_f(float x) {
 
 // Sample (x, y) as float minus 128 (10/12/16-bit divided by 4/16/256 first): cpu::speed_load.
 VX_HD float load(const ImageArg& a, int x, int y) {
-  const vx_u8* row = a.data + (vx_u64)y * a.pitch;
-  const vx_u64 at = (vx_u64)x * a.step;
-  if (a.bytes == 1) return (float)row[at] + (float)(-128);
-  const vx_u32 word = ((vx_u32)row[2 * at] | ((vx_u32)row[2 * at + 1] << 8)) >> a.shift;
+  const vx_u8* row = (const vx_u8*)a.plane.data + (vx_u64)y * a.plane.pitch;
+  const vx_u64 at = (vx_u64)x * a.plane.step;
+  if (a.plane.bytes == 1) return (float)row[at] + (float)(-128);
+  const vx_u32 word = ((vx_u32)row[2 * at] | ((vx_u32)row[2 * at + 1] << 8)) >> a.plane.shift;
   const float scaler = a.bpc == 10 ? 4.0f : a.bpc == 12 ? 16.0f : 256.0f;
   return (float)(vx_u16)word / scaler + (float)(-128);
 }
@@ -410,6 +410,13 @@ VX_HD float block_variance(const float* x, const float* y, int blocks, int j) {
   for (int i = 1; i < kN; i++) v += (x[(vx_i64)i * blocks + j] * y[(vx_i64)i * blocks + j]) / den;
   return v;
 }
+
+// The kernels' parameters (kernels/speed.hip declares each kernel with its type; the host launches them as
+// TypedKernel<...>).
+typedef void speed_prescale_kernel_fn(Images imgs, ScaleTables t, Dims d, float* scaled);
+typedef void speed_dec_kernel_fn(Images imgs, Dims d, Filters f, const float* scaled, float* dec);
+typedef void speed_mean_kernel_fn(Dims d, Filters f, const float* dec, float* ms);
+typedef void speed_estimate_kernel_fn(Dims d, const float* ms, float* work, float* out);
 
 }  // namespace speed
 }  // namespace hip

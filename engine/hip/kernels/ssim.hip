@@ -5,10 +5,16 @@
 #include "device.h"
 #include "ssim_impl.h"
 
+VMAFX_KERNEL ssim_convert_kernel_fn ssim_convert_kernel;
+VMAFX_KERNEL ssim_decimate_kernel_fn ssim_decimate_kernel;
+VMAFX_KERNEL ssim_rows_kernel_fn ssim_rows_kernel;
+VMAFX_KERNEL ssim_pool_kernel_fn ssim_pool_kernel;
+VMAFX_KERNEL ssim_final_kernel_fn ssim_final_kernel;
+
 VMAFX_KERNEL __launch_bounds__(SSIM_THREADS) void ssim_convert_kernel(SsimConvertArgs a) {
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x;
   const vx_u32 y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x < a.w && y < a.h) ssim_convert_item(a, x, y);
+  if (x < a.ref.width && y < a.ref.height) ssim_convert_item(a, x, y);
 }
 
 VMAFX_KERNEL __launch_bounds__(SSIM_THREADS) void ssim_decimate_kernel(SsimDecimateArgs a) {

@@ -54,15 +54,10 @@ VX_HD int ssim_mirror(int i, int n) {
 // ---- convert ----------------------------------------------------------------------------------------------------
 
 struct SsimConvertArgs {
-  const vx_u8* ref;
-  vx_u64 ref_pitch;
-  const vx_u8* dist;
-  vx_u64 dist_pitch;
-  vx_u32 ref_step, dist_step;  // samples between neighbours in a row
-  vx_u32 bytes;                // 1: bytes; 2: little-endian 16-bit words
-  vx_u32 shift;                // word >> shift is the sample
+  VxPlane ref;                 // w x h luma planes (ref's width and height)
+  VxPlane dist;
   float divisor;               // 2^(bpc - 8): 1, 4, 16, 256
-  vx_u32 w, h;
+  vx_u32 reserved;
   float* ref_out;              // w x h floats, packed
   float* dist_out;
 };
@@ -79,11 +74,14 @@ VX_HD float ssim_sample_to_float(const vx_u8* row, vx_u32 x, vx_u32 step, vx_u32
   return (float)v / divisor;
 }
 
+VX_HD float ssim_plane_to_float(const VxPlane& p, vx_u32 x, vx_u32 y, float divisor) {
+  return ssim_sample_to_float((const vx_u8*)p.data + (vx_u64)y * p.pitch, x, p.step, p.bytes, p.shift, divisor);
+}
+
 VX_HD void ssim_convert_item(const SsimConvertArgs& a, vx_u32 x, vx_u32 y) {
-  const vx_u64 o = (vx_u64)y * a.w + x;
-  a.ref_out[o] = ssim_sample_to_float(a.ref + (vx_u64)y * a.ref_pitch, x, a.ref_step, a.bytes, a.shift, a.divisor);
-  a.dist_out[o] =
-      ssim_sample_to_float(a.dist + (vx_u64)y * a.dist_pitch, x, a.dist_step, a.bytes, a.shift, a.divisor);
+  const vx_u64 o = (vx_u64)y * a.ref.width + x;
+  a.ref_out[o] = ssim_plane_to_float(a.ref, x, y, a.divisor);
+  a.dist_out[o] = ssim_plane_to_float(a.dist, x, y, a.divisor);
 }
 
 // ---- decimate ---------------------------------------------------------------------------------------------------
@@ -242,3 +240,11 @@ struct SsimFinalArgs {
   vx_u32 blocks;
   vx_u32 reserved;
 };
+
+// The kernels' parameters (kernels/ssim.hip; the host launches them as TypedKernel<...>): each takes its stage's
+// arguments by value.
+typedef void ssim_convert_kernel_fn(SsimConvertArgs a);
+typedef void ssim_decimate_kernel_fn(SsimDecimateArgs a);
+typedef void ssim_rows_kernel_fn(SsimRowsArgs a);
+typedef void ssim_pool_kernel_fn(SsimPoolArgs a);
+typedef void ssim_final_kernel_fn(SsimFinalArgs a);

@@ -66,6 +66,12 @@ __device__ inline void vif_scale_block(const VifScaleArgs& a) {
   }
 }
 
+VMAFX_KERNEL vif_scale_kernel_fn vif_scale0_kernel;
+VMAFX_KERNEL vif_scale_kernel_fn vif_scale0_hbd_kernel;
+VMAFX_KERNEL vif_scale_kernel_fn vif_scale1_kernel;
+VMAFX_KERNEL vif_scale_kernel_fn vif_scale2_kernel;
+VMAFX_KERNEL vif_scale_kernel_fn vif_scale3_kernel;
+
 VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale0_kernel(VifScaleArgs a) { vif_scale_block<0, false>(a); }
 VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale0_hbd_kernel(VifScaleArgs a) {
   vif_scale_block<0, true>(a);

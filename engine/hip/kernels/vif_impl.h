@@ -101,21 +101,10 @@ struct alignas(8) VifU16x4 {
   vx_u16 v[4];
 };
 
-// A plane as the kernel reads it. mode 0: bytes; 1: little-endian 16-bit words read byte by byte (any alignment);
-// 2: 16-bit words read whole (data and pitch even). The sample is the word >> shift.
-struct VifPlaneArg {
-  const vx_u8* data;
-  vx_u64 pitch;  // bytes between rows
-  vx_u32 step;   // samples from one sample of a row to the next
-  vx_u32 mode;
-  vx_u32 shift;
-  vx_u32 reserved;
-};
-
 // Everything a scale's kernel needs, passed by value as its one argument.
 struct VifScaleArgs {
-  VifPlaneArg ref;
-  VifPlaneArg dist;
+  VxPlane ref;               // this scale's input: the picture's luma at scale 0, the previous scale's image after
+  VxPlane dist;
   const vx_u16* log2_table;  // 65536 entries (vmafx::cpu::vif_log2_table())
   vx_u16* next_ref;          // scale < 3: the (w/2) x (h/2) image of the next scale, next_pitch elements per row
   vx_u16* next_dist;
@@ -131,6 +120,10 @@ struct VifScaleArgs {
   vx_u32 w, h;               // this scale's size
   vx_u32 reserved;
 };
+
+// The kernels of every scale take the scale's arguments by value (kernels/vif.hip; the host launches them as
+// TypedKernel<vif_scale_kernel_fn>).
+typedef void vif_scale_kernel_fn(VifScaleArgs a);
 
 // libvmaf's four integer sums of a scale.
 struct VifSums {
@@ -162,11 +155,12 @@ VX_HD int vif_mirror(int i, int n) {
   return i;
 }
 
-VX_HD vx_u32 vif_read_sample(const VifPlaneArg& p, vx_u32 x, vx_u32 y) {
-  const vx_u8* row = p.data + (vx_u64)y * p.pitch;
+// Sample x of row y: a byte, or a 16-bit word read whole where the plane's words are aligned, else byte by byte.
+VX_HD vx_u32 vif_read_sample(const VxPlane& p, vx_u32 x, vx_u32 y) {
+  const vx_u8* row = (const vx_u8*)p.data + (vx_u64)y * p.pitch;
   const vx_u64 i = (vx_u64)x * p.step;
-  if (p.mode == 0) return row[i];
-  if (p.mode == 2) return (vx_u32)((const vx_u16*)row)[i] >> p.shift;
+  if (p.bytes == 1) return row[i];
+  if (vx_plane_words_aligned(p)) return (vx_u32)((const vx_u16*)row)[i] >> p.shift;
   const vx_u8* b = row + 2 * i;
   return ((vx_u32)b[0] | ((vx_u32)b[1] << 8)) >> p.shift;
 }

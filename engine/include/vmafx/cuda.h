@@ -76,8 +76,6 @@ struct CudaImporterConfig {
   bool allow_copy = true;   // memory of another context / GPU: copied (true) or refused (false)
   // Said once per cause: why frames are copied.
   std::function<void(const std::string&)> on_warning;
-  // Tests only: run each release at once instead of behind the GPU's reads (the release-order test must see it).
-  bool planted_early_release = false;
 };
 
 struct CudaImportStats {

@@ -146,9 +146,6 @@ class DmaBufFd {
   bool is_dmabuf_ = false;
 };
 
-// Number of open fds of this process (/proc/self/fd), for leak checks.
-int count_open_fds();
-
 // ---- Fences ----------------------------------------------------------------------------------------------------
 
 struct FenceWait {
@@ -260,8 +257,6 @@ struct DmaBufImporterConfig {
   // hip: when set, nothing is imported and every frame takes the host-mapping path for this reason (e.g. the
   // scorer runs features on the CPU that cannot read device memory), under the same allow_copy rule.
   std::string host_reason;
-  // Tests only: release imports at once instead of behind the GPU's reads, to prove the release-order test sees it.
-  bool planted_early_release = false;
 };
 
 struct DmaBufImportStats {
@@ -322,6 +317,10 @@ class DmaBufDevice {
   virtual Status defer(std::function<void()> release) = 0;
   // Runs the deferred releases whose work has finished.
   virtual Status collect() = 0;
+  // Blocks, without spinning, until the work queued before the oldest deferred release not yet run has finished (a
+  // collect() after it runs that release); runs nothing itself. *none: there was no such release (every one has run,
+  // or another thread's collect() is running them now). The importer's collector thread waits here.
+  virtual Status wait_oldest(bool* none) = 0;
   // Teardown: waits for the queued work, then collects.
   virtual Status drain() = 0;
   virtual bool failed() const = 0;
@@ -329,7 +328,8 @@ class DmaBufDevice {
 
 // The importer of Backend::hip over a device: checks, fences, imports whole dma-bufs (planes on one dma-buf share an
 // import; a cache keyed by (inode, size) keeps `cache_entries` of them), device pictures released behind the device's
-// queued work, a collector thread that runs finished releases while any are pending. The runtime's first refusal is
+// queued work, a collector thread that sleeps on the oldest pending release (DmaBufDevice::wait_oldest) and runs
+// releases as their work finishes while any are pending. The runtime's first refusal is
 // remembered and later frames go straight to the host mapping (allow_copy) or fail naming it.
 Status create_dmabuf_device_importer(const DmaBufImporterConfig& config, std::shared_ptr<DmaBufDevice> device,
                                      std::unique_ptr<DmaBufImporter>* out);

@@ -201,7 +201,7 @@ class Importer {
 
   // Host copy of `rows` rows of `row_bytes` from the first byte of plane `plane` of a device picture this importer
   // made (rows `stride` apart there), into `dst` (rows `dst_pitch` apart). Waits for the library stream first, so the
-  // copy sees every import queued before it. Diagnostics (the element's VMAFX_GL_VERIFY) and tests.
+  // copy sees every import queued before it. Diagnostics (DiagnosticSwitches::verify) and tests.
   Status read_plane(const PictureView& picture, unsigned plane, size_t row_bytes, uint32_t rows, uint8_t* dst,
                     size_t dst_pitch);
 
@@ -214,14 +214,17 @@ class Importer {
   std::unique_ptr<Impl> impl_;
 };
 
-// Process-wide counters, for leak checks and for the rule that no interop call precedes a passed check.
-struct InteropCounters {
-  uint64_t interop_calls = 0;          // calls into the runtime's GL interop (device list, register, map, ...)
-  uint64_t live_registrations = 0;     // textures registered and not yet unregistered
-  uint64_t registrations = 0;
-  uint64_t unregistrations = 0;
+// Diagnostic switches of the GL input. Only a build with test hooks (-Dtest-hooks, on when the tests are built) reads
+// them from the environment (at each call); in any other build both are false and the environment is not read.
+//   verify         VMAFX_GL_VERIFY=1: every zero-copy frame is also downloaded through GL and compared with the
+//                  device frame the scorer reads (the element's gl-stats: verified, verify-mismatches, verify-first)
+//   force_interop  VMAFX_GL_FORCE_INTEROP=1: frames still in system memory go through GStreamer's upload into their
+//                  textures and the interop too, as GPU-rendered ones do
+struct DiagnosticSwitches {
+  bool verify = false;
+  bool force_interop = false;
 };
-InteropCounters interop_counters();
+DiagnosticSwitches diagnostic_switches();
 
 // True when this build has the HIP engine (else Importer::create is Errc::device_unavailable and only the host path
 // exists).

@@ -99,14 +99,8 @@ GpuResult run_kernels(const cpu::Scaler& s, unsigned index, const HostPlane& src
   r.out.assign(r.dst_pitch * v.dst, 0xa5);
 
   ScaleHArgs ha{};
-  ha.src = src.bytes.data();
-  ha.pitch = src.pitch;
-  ha.step = src.step;
-  ha.bytes = src.word;
-  ha.shift = src.shift;
+  ha.src = VxPlane{src.bytes.data(), src.pitch, h.src, v.src, src.word, src.shift, src.step};
   ha.bpc = s.bpc();
-  ha.src_w = h.src;
-  ha.src_h = v.src;
   ha.dst_w = h.dst;
   ha.taps = vx_u32(h.taps);
   ha.pos = h.pos.data();

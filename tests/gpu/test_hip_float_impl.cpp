@@ -27,16 +27,16 @@ namespace {
 
 using test::FloatTestPlane;
 
-FxPlane fx_plane(const cpu::Plane& p) {
-  return FxPlane{p.data, uint64_t(p.stride), p.step, p.bytes, p.shift, p.bpc};
+VxPlane fx_plane(const cpu::Plane& p) {
+  return VxPlane{p.data, uint64_t(p.stride), p.w, p.h, p.bytes, p.shift, p.step};
 }
 
 // float_*_picture_kernel: w x h floats, pitch w.
 std::vector<float> picture(const cpu::Plane& p) {
-  const FxPlane f = fx_plane(p);
+  const VxPlane f = fx_plane(p);
   std::vector<float> out(size_t(p.w) * p.h);
   for (uint32_t y = 0; y < p.h; ++y)
-    for (uint32_t x = 0; x < p.w; ++x) out[size_t(y) * p.w + x] = fx_picture_sample(fx_read_sample(f, x, y), f.bpc);
+    for (uint32_t x = 0; x < p.w; ++x) out[size_t(y) * p.w + x] = fx_picture_sample(fx_read_sample(f, x, y), p.bpc);
   return out;
 }
 

@@ -50,7 +50,7 @@ struct TestPlane {
     p.bpc = uint8_t(bpc);
     return p;
   }
-  VxMotionPlane impl() const { return VxMotionPlane{bytes.data(), pitch, step, word, shift, 0}; }
+  VxPlane impl() const { return VxPlane{bytes.data(), pitch, w, h, word, shift, step}; }
 };
 
 struct Layout {
@@ -110,7 +110,7 @@ TestPlane make_plane(uint32_t w, uint32_t h, unsigned bpc, const Layout& l, size
 
 // One row through the _impl functions: the vertical pass of every column, then the wrapping row sum.
 void impl_row(const TestPlane& prev, const TestPlane& cur, uint32_t y, std::vector<int32_t>* vb, uint32_t* sum) {
-  const VxMotionPlane a = prev.impl(), b = cur.impl();
+  const VxPlane a = prev.impl(), b = cur.impl();
   vb->resize(cur.w);
   for (uint32_t x = 0; x < cur.w; ++x) (*vb)[x] = vx_motion_vblur_at(a, b, x, y, cur.h, cur.bpc);
   uint32_t s = 0;
@@ -128,7 +128,7 @@ void impl_row(const TestPlane& prev, const TestPlane& cur, uint32_t y, std::vect
 // unwritten), sliding vertical window of differences, per-row 32-bit sums, 64-bit total.
 uint64_t kernel_walk(const TestPlane& prev, const TestPlane& cur) {
   constexpr int kThreads = 256, kRows = 4, kR = VX_MOTION_RADIUS;
-  const VxMotionPlane a = prev.impl(), b = cur.impl();
+  const VxPlane a = prev.impl(), b = cur.impl();
   const uint32_t width = cur.w, height = cur.h, bpc = cur.bpc;
   uint64_t total = 0;
   std::vector<int32_t> tile(size_t(kRows) * (kThreads + 2 * kR));

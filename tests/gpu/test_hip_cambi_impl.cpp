@@ -69,15 +69,7 @@ struct Stored {
     p.bpc = uint8_t(bpc);
     return p;
   }
-  CambiPlaneArg arg() const {
-    CambiPlaneArg a{};
-    a.data = bytes.data();
-    a.pitch = pitch;
-    a.step = step;
-    a.bytes = word_bytes;
-    a.shift = shift;
-    return a;
-  }
+  VxPlane arg() const { return VxPlane{bytes.data(), pitch, w, h, word_bytes, shift, step}; }
 };
 
 // Samples in a layout: shift > 0 puts the sample high in the word and garbage in the low bits; step 2 interleaves a

@@ -467,14 +467,10 @@ Stored store(const std::vector<uint16_t>& img, uint32_t w, uint32_t h, uint8_t w
   return s;
 }
 
-VifPlaneArg plane_arg(const Stored& s) {
-  VifPlaneArg a{};
-  a.data = s.data();
-  a.pitch = s.pitch;
-  a.step = s.step;
-  a.shift = s.shift;
-  a.mode = s.word == 1 ? 0 : (reinterpret_cast<uintptr_t>(s.data()) % 2 == 0 && s.pitch % 2 == 0) ? 2 : 1;
-  return a;
+// As the pipeline describes a device plane to the kernels: whether 16-bit words are read whole follows from the
+// plane's address and pitch (vx_plane_words_aligned), as on the device.
+VxPlane plane_arg(const Stored& s, uint32_t w, uint32_t h) {
+  return VxPlane{s.data(), s.pitch, w, h, s.word, s.shift, s.step};
 }
 
 cpu::Plane cpu_plane(const Stored& s, uint32_t w, uint32_t h, unsigned bpc) {
@@ -569,11 +565,11 @@ std::string check_tiles(const Image& im, unsigned bpc, const StoreFormat& fmt, P
     if (cur.w != ws || cur.h != hs) return "internal: scale size";
     VifScaleArgs a{};
     if (s == 0) {
-      a.ref = plane_arg(sr);
-      a.dist = plane_arg(sd);
+      a.ref = plane_arg(sr, ws, hs);
+      a.dist = plane_arg(sd, ws, hs);
     } else {
-      a.ref = {reinterpret_cast<const vx_u8*>(img_ref.data()), img_pitch * 2, 1, 2, 0, 0};
-      a.dist = {reinterpret_cast<const vx_u8*>(img_dist.data()), img_pitch * 2, 1, 2, 0, 0};
+      a.ref = VxPlane{img_ref.data(), img_pitch * 2, ws, hs, 2, 0, 1};
+      a.dist = VxPlane{img_dist.data(), img_pitch * 2, ws, hs, 2, 0, 1};
     }
     a.log2_table = log2;
     std::vector<uint16_t> next_ref, next_dist;

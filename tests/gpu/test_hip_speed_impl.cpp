@@ -27,11 +27,7 @@ using namespace speed_test;  // NOLINT: the shared test vocabulary
 
 K::ImageArg arg_of(const cpu::Plane& p) {
   K::ImageArg a{};
-  a.data = p.data;
-  a.pitch = uint64_t(p.stride);
-  a.bytes = p.bytes;
-  a.shift = p.shift;
-  a.step = p.step;
+  a.plane = VxPlane{p.data, uint64_t(p.stride), p.w, p.h, p.bytes, p.shift, p.step};
   a.bpc = p.bpc;
   return a;
 }

@@ -23,7 +23,7 @@
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/ssim.h"
-#include "gpu/ssim_test_util.h"
+#include "ssim_test_util.h"
 #include "hip/kernels/ssim_impl.h"
 #include "support.h"
 
@@ -102,7 +102,7 @@ void make_pair(uint32_t w, uint32_t h, unsigned bpc, uint8_t shift, uint8_t step
     }
 }
 
-// ---- the kernels emulated (the rest in gpu/ssim_test_util.h) ------------------------------------------------------
+// ---- the kernels emulated (the rest in ssim_test_util.h) ----------------------------------------------------------
 
 using test::decimate;
 using test::means_of;
@@ -112,16 +112,9 @@ using test::rows;
 std::vector<float> convert(const HostPlane& p, float divisor) {
   std::vector<float> out(size_t(p.w) * p.h), unused(out.size());
   SsimConvertArgs a{};
-  a.ref = p.bytes.data();
-  a.ref_pitch = p.pitch;
-  a.dist = p.bytes.data();
-  a.dist_pitch = p.pitch;
-  a.ref_step = a.dist_step = p.step;
-  a.bytes = p.word;
-  a.shift = p.shift;
+  a.ref = VxPlane{p.bytes.data(), p.pitch, p.w, p.h, p.word, p.shift, p.step};
+  a.dist = a.ref;
   a.divisor = divisor;
-  a.w = p.w;
-  a.h = p.h;
   a.ref_out = out.data();
   a.dist_out = unused.data();
   for (uint32_t y = 0; y < p.h; ++y)

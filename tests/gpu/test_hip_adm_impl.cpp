@@ -115,7 +115,7 @@ struct Emulated {
 };
 
 // The four scale kernels and the finishing kernel, as AdmGpu queues them. dump: the test mode.
-Emulated emulate(const K::PictureArg& ref, const K::PictureArg& dist, const hip::AdmGpuParams& gp, bool dump) {
+Emulated emulate(const VxPlane& ref, const VxPlane& dist, const hip::AdmGpuParams& gp, bool dump) {
   Emulated e;
   std::vector<uint64_t> rows(gp.row_sums, 0);
   std::vector<int16_t> a0[2];
@@ -426,14 +426,7 @@ TEST(HipAdmImpl, OracleClipsThroughTheEmulatedKernel) {
       for (size_t i = 0; i < ref.frames(); i += step) {
         const cpu::Plane cr = cpu::luma_plane(ref.frame(i)), cd = cpu::luma_plane(dist.frame(i));
         auto arg = [](const cpu::Plane& c) {
-          K::PictureArg a{};
-          a.data = c.data;
-          a.pitch = uint64_t(c.stride);
-          a.bytes = c.bytes;
-          a.shift = c.shift;
-          a.step = c.step;
-          a.aligned16 = (c.bytes == 2 && reinterpret_cast<uintptr_t>(c.data) % 2 == 0 && c.stride % 2 == 0) ? 1 : 0;
-          return a;
+          return VxPlane{c.data, uint64_t(c.stride), c.w, c.h, c.bytes, c.shift, c.step};
         };
         const Emulated e = emulate(arg(cr), arg(cd), gp, false);
         const cpu::AdmScores got = hip::adm_gpu_scores(e.sums, gp, pair.width, pair.height, opt);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Deterministic frames for the float features' kernel tests (host: tests/test_hip_float_impl.cpp, GPU:
+// Deterministic frames for the float features' kernel tests (host: tests/gpu/test_hip_float_impl.cpp, GPU:
 // tests/gpu/test_hip_float.cpp): a moving texture (gradient, sharp edges, flat areas, hashed noise) as the reference
 // and a blurred, contrast-changed, noisy copy as the distorted picture, in 8-bit bytes or 16-bit words (the sample
 // `shift` bits up, noise below it), rows padded.
