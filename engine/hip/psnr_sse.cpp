@@ -16,14 +16,14 @@ Status PsnrSse::create(std::shared_ptr<Device> device, PsnrSse* out, const Modul
 
 namespace {
 
-// What the kernel reads of two planes: one sample format for both, any pitch and step.
+// What the kernel reads of two planes: one size, each plane in its own sample layout (bytes, shift, pitch, step).
 Status check_pair(const DevicePlane& ref, const DevicePlane& dist) {
-  if (ref.width != dist.width || ref.height != dist.height || ref.bytes != dist.bytes || ref.shift != dist.shift)
-    return {Errc::invalid_argument, "psnr_sse_kernel: reference and distorted planes differ in size or format"};
+  if (ref.width != dist.width || ref.height != dist.height)
+    return {Errc::invalid_argument, "psnr_sse_kernel: reference and distorted planes differ in size"};
   // The depth only bounds the shift here: a plane of 16-bit words holds any depth up to 16 - shift.
-  const unsigned bpc = ref.bytes == 2 && ref.shift <= 8 ? 16 - ref.shift : 8;
-  VMAFX_TRY(check_device_plane(ref, ref.width, ref.height, bpc, "psnr_sse_kernel: reference plane"));
-  return check_device_plane(dist, ref.width, ref.height, bpc, "psnr_sse_kernel: distorted plane");
+  const auto depth = [](const DevicePlane& p) { return p.bytes == 2 && p.shift <= 8 ? 16 - p.shift : 8u; };
+  VMAFX_TRY(check_device_plane(ref, ref.width, ref.height, depth(ref), "psnr_sse_kernel: reference plane"));
+  return check_device_plane(dist, ref.width, ref.height, depth(dist), "psnr_sse_kernel: distorted plane");
 }
 
 }  // namespace

@@ -121,10 +121,16 @@ void check_pair_gpu(const std::shared_ptr<Device>& dev, const PicturePair& pp, c
   ASSERT_TRUE(same_scores(gs, cs));
   double out[AdmGpu::kOutputs];
   ASSERT_OK(adm->finish(0, out));
-  EXPECT_EQ(out[0], cs.adm2);
-  EXPECT_EQ(out[1], cs.aim);
-  EXPECT_EQ(out[2], cs.adm3);
-  for (int k = 0; k < 4; ++k) EXPECT_EQ(out[3 + k], cs.scale[k]);
+  // Bit for bit, NaN included (Barten's CSF at some sizes gives NaN scores, on the CPU as in libvmaf).
+  const auto bits = [](double v) {
+    uint64_t u;
+    std::memcpy(&u, &v, sizeof u);
+    return u;
+  };
+  EXPECT_EQ(bits(out[0]), bits(cs.adm2)) << out[0] << " vs " << cs.adm2;
+  EXPECT_EQ(bits(out[1]), bits(cs.aim)) << out[1] << " vs " << cs.aim;
+  EXPECT_EQ(bits(out[2]), bits(cs.adm3)) << out[2] << " vs " << cs.adm3;
+  for (int k = 0; k < 4; ++k) EXPECT_EQ(bits(out[3 + k]), bits(cs.scale[k])) << out[3 + k] << " vs " << cs.scale[k];
 }
 
 TEST(HipAdm, StagesMatchCpuOnSeededPictures) {
@@ -340,7 +346,7 @@ TEST(HipAdm, RefusesBadFrames) {
   double out[7];
   EXPECT_EQ(adm->finish(5, out).code(), Errc::invalid_argument);
   std::unique_ptr<AdmGpu> bad;
-  EXPECT_EQ(AdmGpu::create(dev, 32, 48, 8, cpu::AdmOptions{}, 1, &bad).code(), Errc::unsupported);
+  EXPECT_EQ(AdmGpu::create(dev, 16, 48, 8, cpu::AdmOptions{}, 1, &bad).code(), Errc::unsupported);  // 17 the least
   EXPECT_EQ(AdmGpu::create(dev, 64, 48, 8, cpu::AdmOptions{}, 0, &bad).code(), Errc::invalid_argument);
   cpu::AdmOptions o;
   o.enhn_gain_limit = 200;

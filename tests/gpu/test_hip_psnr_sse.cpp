@@ -226,6 +226,41 @@ TEST(HipPsnrSse, MatchesCpuOnRandomPlanes) {
               std::size(kSizes));
 }
 
+// Each plane is read in its own layout: a planar 10-bit reference against the same distorted samples as P010
+// (16-bit words, value in the top 10 bits, noise below), as the element gets them from two different producers.
+TEST(HipPsnrSse, PlanesOfDifferentLayoutsAreReadEachInItsOwn) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  PsnrSse k;
+  ASSERT_OK(PsnrSse::create(dev, &k));
+  const Format planar{"10-bit", 10, 2, 0, 1};
+  for (const Size& sz : {Size{333, 197}, Size{1920, 1080}}) {
+    HostPlane hr, hd;
+    make_pair(20261201 + sz.w, planar, sz.w, sz.h, 5, &hr, &hd);
+    HostPlane p010 = hd;
+    p010.shift = 6;
+    std::mt19937 rng(sz.w);
+    for (uint32_t y = 0; y < hd.height; ++y) {
+      for (uint32_t x = 0; x < hd.width; ++x) {
+        const uint32_t word = (hd.at(x, y) << 6) | (rng() & 63);
+        uint8_t* q = p010.bytes.data() + size_t(y) * p010.pitch + size_t(x) * 2;
+        q[0] = uint8_t(word);
+        q[1] = uint8_t(word >> 8);
+      }
+    }
+    const uint64_t want = cpu_sse(hr, hd);
+    ASSERT_EQ(cpu_sse(hr, p010), want) << "the P010 copy holds the same samples";
+    GpuPlane r, d;
+    ASSERT_OK(upload(dev, hr, size_t(sz.w) * 2 + 3, &r));
+    ASSERT_OK(upload(dev, p010, size_t(sz.w) * 2 + 7, &d));
+    std::vector<uint64_t> got;
+    ASSERT_OK(gpu_sums(dev, k, {r.view}, {d.view}, &got));
+    EXPECT_EQ(got[0], want) << sz.w << "x" << sz.h << ": planar reference, P010 distorted";
+    ASSERT_OK(gpu_sums(dev, k, {d.view}, {r.view}, &got));
+    EXPECT_EQ(got[0], want) << sz.w << "x" << sz.h << ": P010 reference, planar distorted";
+  }
+  std::printf("planar 10-bit against P010: the CPU sums, both ways round\n");
+}
+
 TEST(HipPsnrSse, RefusesInconsistentPlanes) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   PsnrSse k;

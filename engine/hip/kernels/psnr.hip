@@ -5,7 +5,8 @@
 
 VMAFX_KERNEL psnr_sse_kernel_fn psnr_sse_kernel;
 
-// Block: PSNR_SSE_THREADS threads in any 2D shape; grid: any, each thread strides over rows and columns.
+// Each plane is read with its own layout (a planar 10-bit reference against a P010 distorted frame: shifts 0 and
+// 6). Block: PSNR_SSE_THREADS threads in any 2D shape; grid: any, each thread strides over rows and columns.
 VMAFX_KERNEL void psnr_sse_kernel(VxPlane ref, VxPlane dist, vx_u64* sse) {
   __shared__ vx_u64 scratch[PSNR_SSE_THREADS];
   const vx_u8* ref_data = (const vx_u8*)ref.data;
@@ -16,7 +17,7 @@ VMAFX_KERNEL void psnr_sse_kernel(VxPlane ref, VxPlane dist, vx_u64* sse) {
     const vx_u8* d = dist_data + (vx_u64)y * dist.pitch;
     for (vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x; x < ref.width; x += gridDim.x * blockDim.x) {
       const vx_i32 e = (vx_i32)vx_sample(r, x, ref.step, ref.bytes, ref.shift) -
-                       (vx_i32)vx_sample(d, x, dist.step, ref.bytes, ref.shift);
+                       (vx_i32)vx_sample(d, x, dist.step, dist.bytes, dist.shift);
       acc += (vx_u64)((vx_i64)e * e);
     }
   }
