@@ -147,7 +147,7 @@ if [[ " $sections " == *" gl "* ]]; then
   # (glcolorscale), scored in place through the GL interop (zero-copy) against the same with gldownload before each
   # pad (the frames then reach the element in system memory), backend=hip, on both GL platforms.
   gl_pipeline() {  # $1: "" (zero-copy) or "gldownload !"
-    echo "gltestsrc num-buffers=300 pattern=ball ! video/x-raw(memory:GLMemory),format=RGBA,width=1920,height=1080,framerate=25/1
+    echo "gltestsrc num-buffers=300 pattern=circular ! video/x-raw(memory:GLMemory),format=RGBA,width=1920,height=1080,framerate=25/1
       ! tee name=t t. ! queue ! $1 v.ref_sink
       t. ! queue ! glcolorscale ! video/x-raw(memory:GLMemory),width=960,height=540 ! glcolorscale
       ! video/x-raw(memory:GLMemory),width=1920,height=1080 ! $1 v.dist_sink vmafxhip name=v frame-message=true backend=hip ! fakesink"
