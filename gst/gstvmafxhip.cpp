@@ -123,6 +123,10 @@ struct ElementState {
   std::string notices_said;
 
   std::mutex inputs_mu;
+  // The inputs' notices, said while inputs_mu is held, wait here and are posted once it is released: an application's
+  // synchronous bus handler may read gl-stats / cuda-stats (which take inputs_mu) on such a message.
+  std::mutex input_notices_mu;
+  std::vector<std::pair<bool, std::string>> input_notices;
   std::unique_ptr<vg::Input> inputs[2];
   const vg::InputKind* input_kinds[2] = {nullptr, nullptr};
   std::map<const vg::InputKind*, std::shared_ptr<void>> input_shared;
@@ -446,7 +450,9 @@ bool make_session(GstVmafxhip* self) {
     ic.host_reason = "features on the CPU beside the GPU (" + on_cpu + ") read host memory";
   // One line on the bus (the reason's first clause); the whole reason, probes included, in the debug log.
   ic.on_notice = [self](const std::string& text, bool warning) {
-    post_notice(self, warning, short_reason(text), text);
+    ElementState& es = state(self);
+    std::lock_guard<std::mutex> lk(es.input_notices_mu);
+    es.input_notices.emplace_back(warning, text);
   };
   unref_caps();
   std::lock_guard<std::mutex> lk(s.mu);
@@ -514,6 +520,12 @@ Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedP
       s.frames_copied.fetch_add(s.inputs[p]->frames_copied() - before, std::memory_order_relaxed);
     }
   }
+  std::vector<std::pair<bool, std::string>> notices;
+  {
+    std::lock_guard<std::mutex> lk(s.input_notices_mu);
+    notices.swap(s.input_notices);
+  }
+  for (const auto& [warning, text] : notices) post_notice(self, warning, short_reason(text), text);
   gst_caps_unref(caps);
   return st;
 }
@@ -827,6 +839,10 @@ void end_session(GstVmafxhip* self, bool pooled) {
     s.input_kinds[0] = s.input_kinds[1] = nullptr;
     s.retired_inputs.clear();
     s.input_shared.clear();
+  }
+  {
+    std::lock_guard<std::mutex> lk(s.input_notices_mu);
+    s.input_notices.clear();
   }
   {
     std::lock_guard<std::mutex> lk(s.meta_mu);

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -151,6 +152,55 @@ TEST(GstGl, GluploadNegotiatesGlCapsAndShareTheDisplay) {
   if (v_display) gst_object_unref(v_display);
   if (up_display) gst_object_unref(up_display);
   gst_object_unref(app);
+}
+
+// An application's synchronous bus handler that reads gl-stats on the element's own notices (the download's reason
+// is posted from the import path) gets its answer: the notices are posted after the element's input lock is released.
+TEST(GstGl, ABusHandlerReadingGlStatsOnTheNoticesDoesNotDeadlock) {
+  GST_GL_OR_SKIP();
+  const std::string src = "videotestsrc num-buffers=6 ! video/x-raw,format=I420,width=160,height=96,framerate=25/1";
+  GError* err = nullptr;
+  GstElement* pipe = gst_parse_launch(launch_pair(src, src, " ! glupload", "").c_str(), &err);
+  ASSERT_TRUE(pipe) << (err ? err->message : "parse failed");
+  struct Seen {
+    GstElement* v;
+    unsigned reads = 0;
+  } seen{gst_bin_get_by_name(GST_BIN(pipe), "v")};
+  ASSERT_TRUE(seen.v);
+  GstBus* bus = gst_element_get_bus(pipe);
+  gst_bus_set_sync_handler(
+      bus,
+      [](GstBus*, GstMessage* m, gpointer data) {
+        auto* sn = static_cast<Seen*>(data);
+        const bool notice = GST_MESSAGE_TYPE(m) == GST_MESSAGE_INFO || GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING;
+        if (notice && GST_MESSAGE_SRC(m) == GST_OBJECT(sn->v)) {
+          GstStructure* st = nullptr;
+          g_object_get(sn->v, "gl-stats", &st, nullptr);  // takes the input lock
+          if (st) gst_structure_free(st);
+          sn->reads++;
+        }
+        return GST_BUS_PASS;
+      },
+      &seen, nullptr);
+  ASSERT_NE(gst_element_set_state(pipe, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstMessage* m = gst_bus_timed_pop_filtered(bus, 120 * GST_SECOND,
+                                             GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  if (!m) {
+    // The streaming threads are stuck; tearing the pipeline down would hang too.
+    std::fprintf(stderr, "waited 120 s for EOS or an error: the element deadlocked with a bus handler reading "
+                         "gl-stats\n");
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  EXPECT_EQ(GST_MESSAGE_TYPE(m), GST_MESSAGE_EOS);
+  gst_message_unref(m);
+  gst_element_set_state(pipe, GST_STATE_NULL);
+  gst_bus_set_sync_handler(bus, nullptr, nullptr, nullptr);
+  gst_object_unref(bus);
+  EXPECT_GE(seen.reads, 1u) << "the element posted no notice to read gl-stats on";
+  std::printf("gl-stats read %u time(s) from a synchronous bus handler on the element's notices\n", seen.reads);
+  gst_object_unref(seen.v);
+  gst_object_unref(pipe);
 }
 
 TEST(GstGl, ASoftwareRendererIsRefusedByNameAndFramesAreDownloaded) {
