@@ -122,9 +122,10 @@ struct ElementState {
   vg::ResultsFile results;
   std::string notices_said;
 
-  std::mutex inputs_mu;
-  // The inputs' notices, said while inputs_mu is held, wait here and are posted once it is released: an application's
-  // synchronous bus handler may read gl-stats / cuda-stats (which take inputs_mu) on such a message.
+  std::mutex inputs_mu;  // taken through InputsLock
+  // The inputs' notices said by a thread holding inputs_mu wait here and are posted once it is released: an
+  // application's synchronous bus handler may read gl-stats / cuda-stats (which take inputs_mu) on such a message.
+  // Notices from other threads (an importer's completion thread) are posted at once.
   std::mutex input_notices_mu;
   std::vector<std::pair<bool, std::string>> input_notices;
   std::unique_ptr<vg::Input> inputs[2];
@@ -157,6 +158,21 @@ GST_ELEMENT_REGISTER_DEFINE(vmafxhip, "vmafxhip", GST_RANK_NONE, GST_TYPE_VMAFXH
 namespace {
 
 ElementState& state(GstVmafxhip* self) { return *self->st; }
+
+// inputs_mu, held by this thread: the inputs' notices said meanwhile wait for flush_input_notices.
+class InputsLock {
+ public:
+  explicit InputsLock(ElementState& s) : lk_(s.inputs_mu) { ++depth_; }
+  ~InputsLock() { --depth_; }
+  InputsLock(const InputsLock&) = delete;
+  InputsLock& operator=(const InputsLock&) = delete;
+  static bool held_here() { return depth_ > 0; }
+
+ private:
+  std::lock_guard<std::mutex> lk_;
+  static thread_local int depth_;
+};
+thread_local int InputsLock::depth_ = 0;
 unsigned pad_index(GstVmafxhip* self, GstPad* pad) { return pad == self->sink[kDistPad] ? kDistPad : kRefPad; }
 const char* pad_name(unsigned p) { return p == kRefPad ? "ref_sink" : "dist_sink"; }
 
@@ -361,6 +377,17 @@ void post_notice(GstVmafxhip* self, bool warning, const std::string& text, const
                 {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, text, __FILE__, GST_FUNCTION, __LINE__);
 }
 
+// Posts the inputs' notices said while inputs_mu was held (call with it released).
+void flush_input_notices(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  std::vector<std::pair<bool, std::string>> notices;
+  {
+    std::lock_guard<std::mutex> lk(s.input_notices_mu);
+    notices.swap(s.input_notices);
+  }
+  for (const auto& [warning, text] : notices) post_notice(self, warning, short_reason(text), text);
+}
+
 // Makes the session (into s.created, under mu). False after posting the error.
 bool make_session(GstVmafxhip* self) {
   ElementState& s = state(self);
@@ -450,6 +477,10 @@ bool make_session(GstVmafxhip* self) {
     ic.host_reason = "features on the CPU beside the GPU (" + on_cpu + ") read host memory";
   // One line on the bus (the reason's first clause); the whole reason, probes included, in the debug log.
   ic.on_notice = [self](const std::string& text, bool warning) {
+    if (!InputsLock::held_here()) {
+      post_notice(self, warning, short_reason(text), text);
+      return;
+    }
     ElementState& es = state(self);
     std::lock_guard<std::mutex> lk(es.input_notices_mu);
     es.input_notices.emplace_back(warning, text);
@@ -508,7 +539,7 @@ Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedP
   *kind_out = &kind;
   Status st = Status::ok();
   {
-    std::lock_guard<std::mutex> lk(s.inputs_mu);
+    InputsLock lk(s);
     if (!s.inputs[p] || s.input_kinds[p] != &kind) {
       if (s.inputs[p]) s.retired_inputs.push_back(std::move(s.inputs[p]));
       st = kind.create(cfg, p, &s.input_shared[&kind], &s.inputs[p]);
@@ -520,12 +551,7 @@ Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedP
       s.frames_copied.fetch_add(s.inputs[p]->frames_copied() - before, std::memory_order_relaxed);
     }
   }
-  std::vector<std::pair<bool, std::string>> notices;
-  {
-    std::lock_guard<std::mutex> lk(s.input_notices_mu);
-    notices.swap(s.input_notices);
-  }
-  for (const auto& [warning, text] : notices) post_notice(self, warning, short_reason(text), text);
+  flush_input_notices(self);
   gst_caps_unref(caps);
   return st;
 }
@@ -829,7 +855,7 @@ void end_session(GstVmafxhip* self, bool pooled) {
   }
   old.reset();  // releases every picture the engine held
   {
-    std::lock_guard<std::mutex> lk(s.inputs_mu);
+    InputsLock lk(s);
     for (auto& in : s.inputs)
       if (in) (void)in->close();
     for (auto& in : s.retired_inputs)
@@ -840,10 +866,7 @@ void end_session(GstVmafxhip* self, bool pooled) {
     s.retired_inputs.clear();
     s.input_shared.clear();
   }
-  {
-    std::lock_guard<std::mutex> lk(s.input_notices_mu);
-    s.input_notices.clear();
-  }
+  flush_input_notices(self);
   {
     std::lock_guard<std::mutex> lk(s.meta_mu);
     s.meta.clear();
