@@ -122,15 +122,12 @@ void check_pair_gpu(const std::shared_ptr<Device>& dev, const PicturePair& pp, c
   double out[AdmGpu::kOutputs];
   ASSERT_OK(adm->finish(0, out));
   // Bit for bit, NaN included (Barten's CSF at some sizes gives NaN scores, on the CPU as in libvmaf).
-  const auto bits = [](double v) {
-    uint64_t u;
-    std::memcpy(&u, &v, sizeof u);
-    return u;
-  };
-  EXPECT_EQ(bits(out[0]), bits(cs.adm2)) << out[0] << " vs " << cs.adm2;
-  EXPECT_EQ(bits(out[1]), bits(cs.aim)) << out[1] << " vs " << cs.aim;
-  EXPECT_EQ(bits(out[2]), bits(cs.adm3)) << out[2] << " vs " << cs.adm3;
-  for (int k = 0; k < 4; ++k) EXPECT_EQ(bits(out[3 + k]), bits(cs.scale[k])) << out[3 + k] << " vs " << cs.scale[k];
+  cpu::AdmScores finished;
+  finished.adm2 = out[0];
+  finished.aim = out[1];
+  finished.adm3 = out[2];
+  for (int k = 0; k < 4; ++k) finished.scale[k] = out[3 + k];
+  EXPECT_TRUE(same_scores(finished, cs)) << " (finish)";
 }
 
 TEST(HipAdm, StagesMatchCpuOnSeededPictures) {
