@@ -25,6 +25,15 @@ bool parse_pool_method(const std::string& s, PoolMethod* out) {
   return true;
 }
 
+void Collector::set_aggregate(const std::string& name, double value) {
+  for (auto& [n, v] : aggregates_)
+    if (n == name) {
+      v = value;
+      return;
+    }
+  aggregates_.emplace_back(name, value);
+}
+
 void Collector::set_unscored(uint64_t frame) {
   if (frame >= unscored_.size()) unscored_.resize(frame + 1, 0);
   unscored_[frame] = 1;
@@ -114,6 +123,7 @@ void Collector::clear() {
   cols_.clear();
   frames_ = 0;
   unscored_.clear();
+  aggregates_.clear();
 }
 
 }  // namespace vmafx

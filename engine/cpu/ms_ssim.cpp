@@ -81,6 +81,16 @@ Status MsSsim::init(uint32_t w, uint32_t h, unsigned bpc) {
   return Status::ok();
 }
 
+void ms_ssim_values(const SsimReport& r, double score, const SsimMeans scales[kMsSsimScales], double* out) {
+  out[0] = r.db ? ssim_to_db(score, r.max_db) : score;
+  if (!r.lcs) return;
+  for (int i = 0; i < kMsSsimScales; i++) {
+    out[1 + i] = double(scales[i].l);
+    out[1 + kMsSsimScales + i] = double(scales[i].c);
+    out[1 + 2 * kMsSsimScales + i] = double(scales[i].s);
+  }
+}
+
 Status MsSsim::compute(const Plane& ref, const Plane& dist, double* score) {
   if (!score) return {Errc::invalid_argument, "ms-ssim: no output"};
   VMAFX_TRY(ssim_check_planes(ref, dist, w_, h_, bpc_).prepend("ms-ssim"));

@@ -32,6 +32,11 @@ void ms_ssim_decimate(const float* src, int w, int h, float* dst, int* dw, int* 
 // Step 4 on the per-scale means; +infinity as soon as the running product overflows (libvmaf then fails).
 double ms_ssim_combine(const SsimMeans scales[kMsSsimScales]);
 
+// float_ms_ssim's values: the score (in dB with r.db), then with r.lcs libvmaf's float_ms_ssim_l_scale0..4,
+// _c_scale0..4, _s_scale0..4 (ms_ssim_value_count of them).
+inline size_t ms_ssim_value_count(const SsimReport& r) { return r.lcs ? 1 + 3 * kMsSsimScales : 1; }
+void ms_ssim_values(const SsimReport& r, double score, const SsimMeans scales[kMsSsimScales], double* out);
+
 // float_ms_ssim of one luma pair. One object per thread: compute() reuses the buffers sized by init().
 class MsSsim {
  public:

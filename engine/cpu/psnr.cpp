@@ -63,14 +63,91 @@ uint64_t psnr_plane_sse_scalar(const Plane& ref, const Plane& dist) {
 double psnr_max_db(unsigned bpc) { return double(6 * bpc + 12); }
 
 double psnr_from_sse(uint64_t sse, uint32_t w, uint32_t h, unsigned bpc) {
-  const uint32_t peak = bpc == 8 ? 255u : (1u << bpc) - 1u;
+  PsnrPlan plan;
+  plan.w[0] = w;
+  plan.h[0] = h;
+  plan.bpc = bpc;
+  plan.peak = bpc == 8 ? 255u : (1u << bpc) - 1u;
+  plan.max_db[0] = psnr_max_db(bpc);
+  return psnr_db(plan, 0, sse);
+}
+
+Status psnr_plan(uint32_t width, uint32_t height, unsigned bpc, Chroma chroma, const PsnrOptions& o, PsnrPlan* out) {
+  VMAFX_TRY(psnr_check_depth(bpc));
+  if (!(o.min_sse >= 0.0)) return {Errc::invalid_argument, "psnr: min_sse must be at least 0"};
+  PsnrPlan p;
+  p.bpc = bpc;
+  p.planes = (chroma == Chroma::k400 || !o.enable_chroma) ? 1 : 3;
+  p.mse = o.enable_mse;
+  p.apsnr = o.enable_apsnr;
+  // libvmaf: reduced_hbd_peak ? 255 * 1 << (bpc - 8) : (1 << bpc) - 1, in 32 bits.
+  p.peak = o.reduced_hbd_peak ? 255u << (bpc - 8) : (1u << bpc) - 1u;
+  p.w[0] = width;
+  p.h[0] = height;
+  for (unsigned i = 1; i < 3; i++) {
+    p.w[i] = chroma == Chroma::k400 ? 0 : chroma_width(chroma, width);
+    p.h[i] = chroma == Chroma::k400 ? 0 : chroma_height(chroma, height);
+  }
+  for (unsigned i = 0; i < 3; i++) {
+    if (o.min_sse != 0.0) {
+      // libvmaf's sample count: chroma w / 2 unless 4:4:4, h / 2 for 4:2:0 (the floor sizes of the planes scored).
+      const bool ss_hor = chroma != Chroma::k444;
+      const bool ss_ver = chroma == Chroma::k420;
+      const uint32_t n = ((i && ss_hor) ? width / 2 : width) * ((i && ss_ver) ? height / 2 : height);
+      const double mse = o.min_sse / n;
+      const uint32_t peak_sq = p.peak * p.peak;  // fits 32 bits up to 16-bit samples
+      p.max_db[i] = std::ceil(10. * std::log10(peak_sq / mse));
+    } else {
+      p.max_db[i] = psnr_max_db(bpc);
+    }
+  }
+  *out = p;
+  return Status::ok();
+}
+
+double psnr_db(const PsnrPlan& plan, unsigned plane, uint64_t sse) {
+  const uint32_t peak = plan.bpc == 8 ? 255u : plan.peak;
   const uint32_t peak_sq = peak * peak;  // fits 32 bits up to 16-bit samples
-  const uint32_t n = w * h;
+  const uint32_t n = plan.w[plane] * plan.h[plane];
   const double mse = double(sse) / double(n);
   const double floor_mse = mse > 1e-16 ? mse : 1e-16;  // a NaN mse (no samples) takes the floor
   const double db = 10. * std::log10(double(peak_sq) / floor_mse);
-  const double cap = psnr_max_db(bpc);
+  const double cap = plan.max_db[plane];
   return db < cap ? db : cap;
+}
+
+void psnr_values(const PsnrPlan& plan, const uint64_t sse[3], double* out) {
+  size_t k = 0;
+  for (unsigned p = 0; p < plan.planes; p++) {
+    out[k++] = psnr_db(plan, p, sse[p]);
+    if (plan.mse) out[k++] = double(sse[p]) / double(uint32_t(plan.w[p] * plan.h[p]));
+  }
+  if (!plan.apsnr) return;
+  for (unsigned p = 0; p < 3; p++) {
+    const uint64_t v = p < plan.planes ? sse[p] : 0;
+    out[k++] = double(uint32_t(v >> 32));
+    out[k++] = double(uint32_t(v));
+  }
+}
+
+uint64_t psnr_sse_of(const PsnrPlan& plan, const double* values, unsigned p) {
+  const double* v = values + plan.output_count() + 2 * p;
+  return (uint64_t(v[0]) << 32) | uint64_t(v[1]);
+}
+
+void PsnrTotals::add(const uint64_t sse[3]) {
+  for (unsigned p = 0; p < plan_.planes; p++) {
+    sse_[p] += sse[p];
+    n_[p] += uint32_t(plan_.w[p] * plan_.h[p]);  // libvmaf adds h * w computed in 32 bits
+  }
+}
+
+double PsnrTotals::apsnr(unsigned p) const {
+  const uint32_t peak_sq = plan_.peak * plan_.peak;
+  // libvmaf's flush, in its types: the sums as uint64, the cap's product in 64-bit unsigned arithmetic.
+  const double apsnr = 10 * (std::log10(double(peak_sq)) + std::log10(double(n_[p])) - std::log10(double(sse_[p])));
+  const double max_apsnr = std::ceil(10 * std::log10(double(uint64_t(peak_sq) * n_[p] * 2u)));
+  return apsnr < max_apsnr ? apsnr : max_apsnr;  // libvmaf's MIN: NaN (no samples) takes the cap, -infinity
 }
 
 Status psnr(const PictureView& ref, const PictureView& dist, PsnrScores* out) {
@@ -89,6 +166,23 @@ Status psnr(const PictureView& ref, const PictureView& dist, PsnrScores* out) {
     *dst[p] = psnr_from_sse(psnr_plane_sse(r, d), r.w, r.h, ref.bit_depth);
   }
   *out = s;
+  return Status::ok();
+}
+
+Status psnr_sse(const PictureView& ref, const PictureView& dist, const PsnrPlan& plan, uint64_t sse[3]) {
+  VMAFX_TRY(check_pair(ref, dist).prepend("psnr"));
+  if (ref.memory != MemoryKind::host || dist.memory != MemoryKind::host)
+    return {Errc::unsupported, "psnr: the CPU reference reads host memory only"};
+  if (ref.bit_depth != plan.bpc || ref.width != plan.w[0] || ref.height != plan.h[0] ||
+      plan.planes > ref.plane_count())
+    return {Errc::invalid_argument, "psnr: the picture does not match the plan"};
+  for (unsigned p = 0; p < 3; p++) {
+    sse[p] = 0;
+    if (p >= plan.planes) continue;
+    const Plane r = p == 0 ? luma_plane(ref) : chroma_plane(ref, p);
+    const Plane d = p == 0 ? luma_plane(dist) : chroma_plane(dist, p);
+    sse[p] = psnr_plane_sse(r, d);
+  }
   return Status::ok();
 }
 

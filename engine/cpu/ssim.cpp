@@ -254,21 +254,60 @@ Status ssim_check_planes(const Plane& ref, const Plane& dist, uint32_t w, uint32
   return Status::ok();
 }
 
-Status Ssim::check_size(uint32_t w, uint32_t h) {
+SsimReport ssim_report(bool enable_db, bool clip_db, bool enable_lcs, uint32_t w, uint32_t h, unsigned bpc) {
+  SsimReport r;
+  r.db = enable_db;
+  r.lcs = enable_lcs;
+  // libvmaf's init, in its types: peak and w * h unsigned, the rest double.
+  const unsigned peak = (1u << bpc) - 1u;
+  if (clip_db) {
+    const double mse = 0.5 / (w * h);
+    r.max_db = std::ceil(10. * std::log10((peak * peak) / mse));
+  } else {
+    r.max_db = INFINITY;
+  }
+  return r;
+}
+
+double ssim_to_db(double score, double max_db) {
+  const double db = -10. * std::log10(1 - score);
+  return db < max_db ? db : max_db;
+}
+
+void ssim_values(const SsimReport& r, const SsimMeans& m, double* out) {
+  const double score = double(m.ssim);
+  out[0] = r.db ? ssim_to_db(score, r.max_db) : score;
+  if (!r.lcs) return;
+  out[1] = double(m.l);
+  out[2] = double(m.c);
+  out[3] = double(m.s);
+}
+
+Status Ssim::check_size(uint32_t w, uint32_t h, int scale) {
   if (w < uint32_t(kSsimWindow) || h < uint32_t(kSsimWindow))
     return {Errc::unsupported, "ssim needs at least " + std::to_string(kSsimWindow) + "x" +
                                    std::to_string(kSsimWindow) + " luma samples, got " + std::to_string(w) + "x" +
                                    std::to_string(h)};
   if (uint64_t(w) * h > uint64_t(INT_MAX))
     return {Errc::unsupported, "ssim: " + std::to_string(w) + "x" + std::to_string(h) + " is too large"};
+  if (scale < 0) return {Errc::invalid_argument, "ssim: scale " + std::to_string(scale) + " is below 0"};
+  const int f = ssim_scale_for(int(w), int(h), scale);
+  if (f > 1) {
+    const int sw = decimated_size(int(w), f), sh = decimated_size(int(h), f);
+    if (sw < kSsimWindow || sh < kSsimWindow)
+      return {Errc::unsupported, "ssim: scale " + std::to_string(f) + " leaves " + std::to_string(sw) + "x" +
+                                     std::to_string(sh) + " of " + std::to_string(w) + "x" + std::to_string(h) +
+                                     ", smaller than the " + std::to_string(kSsimWindow) + "x" +
+                                     std::to_string(kSsimWindow) + " window"};
+  }
   return Status::ok();
 }
 
-Status Ssim::init(uint32_t w, uint32_t h, unsigned bpc) {
+Status Ssim::init(uint32_t w, uint32_t h, unsigned bpc, int scale) {
   w_ = 0;
-  VMAFX_TRY(check_size(w, h).prepend("ssim"));
+  VMAFX_TRY(check_size(w, h, scale).prepend("ssim"));
   VMAFX_TRY(ssim_float_divisor(bpc, &divisor_));
-  scale_ = ssim_scale_factor(int(w), int(h));
+  scale_ = ssim_scale_for(int(w), int(h), scale);
   const size_t n = size_t(w) * h;
   int sw = int(w), sh = int(h);
   try {

@@ -51,6 +51,8 @@ void decimate_scalar(const float* src, int w, int h, int factor, const float* ke
 
 // SSIM's automatic scale: max(1, round(min(w, h) / 256)) with IQA's rounding.
 int ssim_scale_factor(int w, int h);
+// The decimation factor of libvmaf's `scale` option: `scale` when above 0, else ssim_scale_factor(w, h).
+inline int ssim_scale_for(int w, int h, int scale) { return scale > 0 ? scale : ssim_scale_factor(w, h); }
 // The scale x scale box kernel SSIM decimates with: every tap 1.0f / (scale * scale).
 std::vector<float> ssim_box_kernel(int scale);
 
@@ -92,14 +94,34 @@ SsimMeans ssim_pool_scalar(const SsimMoments& m);
 // Stages 3 and 4 on one scale: IQA's default SSIM of two packed w x h images (w, h >= 11).
 SsimMeans ssim_single_scale(const float* ref, const float* dist, int w, int h, SsimMoments* m);
 
+// ---- What the features report -------------------------------------------------------------------------------------
+
+// libvmaf's output options of float_ssim and float_ms_ssim: enable_db writes the score as -10 log10(1 - score),
+// capped with clip_db at ceil(10 log10(peak^2 / (0.5 / (w * h)))) (peak 2^bpc - 1, w x h the luma size; without
+// clip_db not capped, so identical pictures give +infinity, which libvmaf's JSON writes as null); enable_lcs adds the
+// luminance, contrast and structure means (of each scale for MS-SSIM), never in dB. Shared by the CPU features and
+// the GPU ones, so both report the same doubles from the same means.
+struct SsimReport {
+  bool db = false;
+  double max_db = 0.0;  // the cap with enable_db (+infinity without clip_db)
+  bool lcs = false;
+};
+SsimReport ssim_report(bool enable_db, bool clip_db, bool enable_lcs, uint32_t w, uint32_t h, unsigned bpc);
+// libvmaf's convert_to_db: min(-10 log10(1 - score), max_db), with libvmaf's MIN (a NaN takes max_db).
+double ssim_to_db(double score, double max_db);
+// float_ssim's values: the score (in dB with r.db), then with r.lcs float_ssim_l, _c, _s.
+inline size_t ssim_value_count(const SsimReport& r) { return r.lcs ? 4 : 1; }
+void ssim_values(const SsimReport& r, const SsimMeans& m, double* out);
+
 // ---- The feature --------------------------------------------------------------------------------------------------
 
 // float_ssim of one luma pair. One object per thread: compute() reuses the buffers sized by init().
 class Ssim {
  public:
-  // Smallest input: the 11-tap window must fit once (w, h >= 11); w * h must fit IQA's int arithmetic.
-  static Status check_size(uint32_t w, uint32_t h);
-  Status init(uint32_t w, uint32_t h, unsigned bpc);
+  // Smallest input: the 11-tap window must fit once (w, h >= 11), after the decimation of `scale` (libvmaf's
+  // option: 0 automatic, ssim_scale_factor; 1 none; 2..10 that factor); w * h must fit IQA's int arithmetic.
+  static Status check_size(uint32_t w, uint32_t h, int scale = 0);
+  Status init(uint32_t w, uint32_t h, unsigned bpc, int scale = 0);
   // ref and dist: luma planes of the size and depth given to init(). *score is float_ssim.
   Status compute(const Plane& ref, const Plane& dist, double* score);
   // Luminance, contrast and structure means of the last compute() (libvmaf's enable_lcs outputs).

@@ -62,7 +62,7 @@ struct Frame {
   PictureView cpu_dist;
   std::unique_ptr<cpu::ScaledPicture> scaled;
 
-  bool runs(const Instance& f) const { return scored || f.desc->temporal; }
+  bool runs(const Instance& f) const { return scored || f.temporal; }
 };
 
 class Backend {

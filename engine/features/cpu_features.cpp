@@ -2,6 +2,8 @@
 // The implemented features' hooks (cpu_features.h): engine/cpu's reference behind features::CpuFeature.
 #include "features/cpu_features.h"
 
+#include <cmath>
+
 #include "cpu/adm.h"
 #include "cpu/cambi.h"
 #include "cpu/float_adm.h"
@@ -94,24 +96,58 @@ class SpeedChromaFeature final : public CpuFeature {
 
 class PsnrFeature final : public CpuFeature {
  public:
-  bool chroma = true;
+  vmafx::cpu::PsnrPlan plan;
   Status compute(const FrameView& f, double* out) override {
-    vmafx::cpu::PsnrScores s;
-    VMAFX_TRY(vmafx::cpu::psnr(*f.ref, *f.dist, &s));
-    out[0] = s.y;
-    if (chroma && s.planes == 3) {
-      out[1] = s.cb;
-      out[2] = s.cr;
-    }
+    uint64_t sse[3];
+    VMAFX_TRY(vmafx::cpu::psnr_sse(*f.ref, *f.dist, plan, sse));
+    vmafx::cpu::psnr_values(plan, sse, out);
     return Status::ok();
   }
 };
 
-template <class Impl>
-class LumaFloatFeature final : public CpuFeature {
+// enable_apsnr: every frame's SSE (the values after psnr's columns) summed in frame order; the aggregates at the end.
+class PsnrStage final : public OrderedStage {
  public:
-  Impl impl;
-  Status compute(const FrameView& f, double* out) override { return impl.compute(luma(f.ref), luma(f.dist), out); }
+  explicit PsnrStage(const vmafx::cpu::PsnrPlan& plan) : plan_(plan), totals_(plan) {}
+  void push(uint64_t, const double* outputs, std::vector<Value>*) override {
+    if (std::isnan(outputs[plan_.output_count()])) return;  // not computed (the scorer runs psnr on every frame)
+    uint64_t sse[3];
+    for (unsigned p = 0; p < 3; p++) sse[p] = vmafx::cpu::psnr_sse_of(plan_, outputs, p);
+    totals_.add(sse);
+  }
+  void finish(std::vector<Value>*) override {}
+  void aggregates(std::vector<std::pair<std::string, double>>* out) const override {
+    for (unsigned p = 0; p < 3; p++) out->push_back({vmafx::cpu::PsnrTotals::kNames[p], totals_.apsnr(p)});
+  }
+
+ private:
+  vmafx::cpu::PsnrPlan plan_;
+  vmafx::cpu::PsnrTotals totals_;
+};
+
+// float_ssim: the CPU reference's means, reported as libvmaf's options say.
+class SsimFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::Ssim ssim;
+  vmafx::cpu::SsimReport report;
+  Status compute(const FrameView& f, double* out) override {
+    double score;
+    VMAFX_TRY(ssim.compute(luma(f.ref), luma(f.dist), &score));
+    vmafx::cpu::ssim_values(report, ssim.last_means(), out);
+    return Status::ok();
+  }
+};
+
+class MsSsimFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::MsSsim ms;
+  vmafx::cpu::SsimReport report;
+  Status compute(const FrameView& f, double* out) override {
+    double score;
+    VMAFX_TRY(ms.compute(luma(f.ref), luma(f.dist), &score));
+    vmafx::cpu::ms_ssim_values(report, score, ms.last_scales(), out);
+    return Status::ok();
+  }
 };
 
 class CambiFeature final : public CpuFeature {
@@ -330,7 +366,7 @@ Status motion_make(const Options& o, const VideoGeometry& g, std::unique_ptr<Cpu
 unsigned motion_frames_back(const Options& o) {
   return vmafx::cpu::motion_frame_distance(motion_cpu_options(o));
 }
-std::unique_ptr<OrderedStage> motion_stage(const Options& o) {
+std::unique_ptr<OrderedStage> motion_stage(const Options& o, const VideoGeometry&) {
   return std::make_unique<MotionStage>(motion_cpu_options(o));
 }
 
@@ -367,32 +403,79 @@ Status speed_chroma_make(const Options& o, const VideoGeometry& g, std::unique_p
 }
 
 // ---- psnr ----
-std::vector<std::string> psnr_outputs(const Options& o, const VideoGeometry& g) {
-  // libvmaf reports luma only for 4:0:0 and with enable_chroma=false.
-  if (g.chroma == Chroma::k400 || !o.flag("enable_chroma")) return {"psnr_y"};
-  return {"psnr_y", "psnr_cb", "psnr_cr"};
+namespace {
+vmafx::cpu::PsnrOptions psnr_options(const Options& o) {
+  vmafx::cpu::PsnrOptions p;
+  p.enable_chroma = o.flag("enable_chroma");
+  p.enable_mse = o.flag("enable_mse");
+  p.enable_apsnr = o.flag("enable_apsnr");
+  p.reduced_hbd_peak = o.flag("reduced_hbd_peak");
+  p.min_sse = o.num("min_sse");
+  return p;
 }
-Status psnr_check(const Options&, const VideoGeometry& g) { return vmafx::cpu::psnr_check_depth(g.bit_depth); }
-Status psnr_make(const Options& o, const VideoGeometry&, std::unique_ptr<CpuFeature>* out) {
+}  // namespace
+Status psnr_cpu_plan(const Options& o, const VideoGeometry& g, vmafx::cpu::PsnrPlan* out) {
+  return vmafx::cpu::psnr_plan(g.width, g.height, g.bit_depth, g.chroma, psnr_options(o), out);
+}
+std::vector<std::string> psnr_outputs(const Options& o, const VideoGeometry& g) {
+  // libvmaf reports luma only for 4:0:0 and with enable_chroma=false; enable_mse follows each plane's psnr with its
+  // mse (the order libvmaf's collector first sees them in).
+  const bool chroma = g.chroma != Chroma::k400 && o.flag("enable_chroma");
+  const char* psnr[3] = {"psnr_y", "psnr_cb", "psnr_cr"};
+  const char* mse[3] = {"mse_y", "mse_cb", "mse_cr"};
+  std::vector<std::string> v;
+  for (unsigned p = 0; p < (chroma ? 3u : 1u); p++) {
+    v.push_back(psnr[p]);
+    if (o.flag("enable_mse")) v.push_back(mse[p]);
+  }
+  return v;
+}
+Status psnr_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::PsnrPlan plan;
+  return psnr_cpu_plan(o, g, &plan);
+}
+Status psnr_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
   auto f = std::make_unique<PsnrFeature>();
-  f->chroma = o.flag("enable_chroma");
+  VMAFX_TRY(psnr_cpu_plan(o, g, &f->plan));
   *out = std::move(f);
   return Status::ok();
+}
+bool psnr_temporal(const Options& o) { return o.flag("enable_apsnr"); }
+unsigned psnr_stage_inputs(const Options& o) { return o.flag("enable_apsnr") ? 6 : 0; }
+std::unique_ptr<OrderedStage> psnr_stage(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::PsnrPlan plan;
+  if (!o.flag("enable_apsnr") || !psnr_cpu_plan(o, g, &plan)) return nullptr;
+  return std::make_unique<PsnrStage>(plan);
 }
 
 // ---- float_ssim / float_ms_ssim ----
-std::vector<std::string> float_ssim_outputs(const Options&, const VideoGeometry&) { return {"float_ssim"}; }
-Status float_ssim_check(const Options&, const VideoGeometry& g) {
-  return vmafx::cpu::Ssim::check_size(g.width, g.height);
+vmafx::cpu::SsimReport ssim_cpu_report(const Options& o, const VideoGeometry& g) {
+  return vmafx::cpu::ssim_report(o.flag("enable_db"), o.flag("clip_db"), o.flag("enable_lcs"), g.width, g.height,
+                                 g.bit_depth);
 }
-Status float_ssim_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
-  auto f = std::make_unique<LumaFloatFeature<vmafx::cpu::Ssim>>();
-  VMAFX_TRY(f->impl.init(g.width, g.height, g.bit_depth));
+std::vector<std::string> float_ssim_outputs(const Options& o, const VideoGeometry&) {
+  if (o.flag("enable_lcs")) return {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"};
+  return {"float_ssim"};
+}
+Status float_ssim_check(const Options& o, const VideoGeometry& g) {
+  return vmafx::cpu::Ssim::check_size(g.width, g.height, int(o.num("scale")));
+}
+Status float_ssim_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<SsimFeature>();
+  VMAFX_TRY(f->ssim.init(g.width, g.height, g.bit_depth, int(o.num("scale"))));
+  f->report = ssim_cpu_report(o, g);
   *out = std::move(f);
   return Status::ok();
 }
 
-std::vector<std::string> float_ms_ssim_outputs(const Options&, const VideoGeometry&) { return {"float_ms_ssim"}; }
+std::vector<std::string> float_ms_ssim_outputs(const Options& o, const VideoGeometry&) {
+  std::vector<std::string> v = {"float_ms_ssim"};
+  if (!o.flag("enable_lcs")) return v;
+  for (const char* term : {"l", "c", "s"})
+    for (int i = 0; i < vmafx::cpu::kMsSsimScales; i++)
+      v.push_back(std::string("float_ms_ssim_") + term + "_scale" + std::to_string(i));
+  return v;
+}
 // Below MS-SSIM's smallest picture the check says out_of_range: the scorer leaves an extra float_ms_ssim out (with a
 // warning) instead of failing.
 Status float_ms_ssim_check(const Options&, const VideoGeometry& g) {
@@ -400,9 +483,10 @@ Status float_ms_ssim_check(const Options&, const VideoGeometry& g) {
   if (s.code() == Errc::unsupported) return {Errc::out_of_range, s.message()};
   return s;
 }
-Status float_ms_ssim_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
-  auto f = std::make_unique<LumaFloatFeature<vmafx::cpu::MsSsim>>();
-  VMAFX_TRY(f->impl.init(g.width, g.height, g.bit_depth));
+Status float_ms_ssim_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<MsSsimFeature>();
+  VMAFX_TRY(f->ms.init(g.width, g.height, g.bit_depth));
+  f->report = ssim_cpu_report(o, g);
   *out = std::move(f);
   return Status::ok();
 }
@@ -551,7 +635,7 @@ Status float_motion_make(const Options& o, const VideoGeometry& g, std::unique_p
   *out = std::move(f);
   return Status::ok();
 }
-std::unique_ptr<OrderedStage> float_motion_stage(const Options& o) {
+std::unique_ptr<OrderedStage> float_motion_stage(const Options& o, const VideoGeometry&) {
   vmafx::cpu::FloatMotionOptions m;
   float_motion_options(o, &m);
   return std::make_unique<FloatMotionStage>(m, o.flag("debug") ? 1 : 0);

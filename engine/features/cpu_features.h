@@ -14,6 +14,8 @@
 #include "cpu/float_adm.h"
 #include "cpu/float_motion.h"
 #include "cpu/float_vif.h"
+#include "cpu/psnr.h"
+#include "cpu/ssim.h"
 #include "features/table.h"
 
 namespace vmafx::features::hooks {
@@ -37,7 +39,7 @@ VMAFX_CPU_FEATURE_HOOKS(float_motion)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
-std::unique_ptr<OrderedStage> motion_stage(const Options& o);
+std::unique_ptr<OrderedStage> motion_stage(const Options& o, const VideoGeometry& g);
 unsigned motion_frames_back(const Options& o);
 
 // The CPU reference's option structs of a configured feature (shared with the GPU implementations).
@@ -45,9 +47,17 @@ vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);
 vmafx::cpu::MotionOptions motion_cpu_options(const Options& o);
 Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out);
 
+// psnr: libvmaf's init of these options at this geometry; its temporal flag, stage inputs and stage (enable_apsnr).
+Status psnr_cpu_plan(const Options& o, const VideoGeometry& g, vmafx::cpu::PsnrPlan* out);
+bool psnr_temporal(const Options& o);
+unsigned psnr_stage_inputs(const Options& o);
+std::unique_ptr<OrderedStage> psnr_stage(const Options& o, const VideoGeometry& g);
+// float_ssim / float_ms_ssim: what enable_db, clip_db and enable_lcs make of the means at this geometry.
+vmafx::cpu::SsimReport ssim_cpu_report(const Options& o, const VideoGeometry& g);
+
 // cambi's options of the table as the CPU reference (and the GPU feature) take them.
 vmafx::cpu::CambiOptions cambi_options(const Options& o);
-std::unique_ptr<OrderedStage> float_motion_stage(const Options& o);
+std::unique_ptr<OrderedStage> float_motion_stage(const Options& o, const VideoGeometry& g);
 
 // The engine/cpu options of the float features from their table options (also used by the GPU implementations).
 Status float_vif_options(const Options& o, vmafx::cpu::FloatVifOptions* out);

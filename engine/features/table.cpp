@@ -134,9 +134,9 @@ const std::vector<FeatureDesc>& table() {
     "float_ms_ssim",
     {"float_ms_ssim"},
     {
-      {"enable_lcs", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"enable_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"clip_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
+      {"enable_lcs", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"enable_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"clip_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
     },
     &hooks::float_ms_ssim_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_ms_ssim_check,
     &hooks::float_ms_ssim_make, nullptr,
@@ -145,10 +145,10 @@ const std::vector<FeatureDesc>& table() {
     "float_ssim",
     {"float_ssim"},
     {
-      {"enable_lcs", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"enable_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"clip_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"scale", nullptr, OptType::integer, false, 0, nullptr, 0, 10, false},
+      {"enable_lcs", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"enable_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"clip_db", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"scale", nullptr, OptType::integer, false, 0, nullptr, 0, 10, true},
     },
     &hooks::float_ssim_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_ssim_check,
     &hooks::float_ssim_make, nullptr,
@@ -161,13 +161,14 @@ const std::vector<FeatureDesc>& table() {
     {"psnr_y", "psnr_cb", "psnr_cr"},
     {
       {"enable_chroma", nullptr, OptType::boolean, false, 1, nullptr, 0, 0, true},
-      {"enable_mse", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"enable_apsnr", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"reduced_hbd_peak", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, false},
-      {"min_sse", nullptr, OptType::real, false, 0, nullptr, 0, kDblMax, false},
+      {"enable_mse", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"enable_apsnr", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"reduced_hbd_peak", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
+      {"min_sse", nullptr, OptType::real, false, 0, nullptr, 0, kDblMax, true},
     },
     &hooks::psnr_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::psnr_check, &hooks::psnr_make,
-    nullptr,
+    // enable_apsnr: every frame (libvmaf's psnr is temporal), its SSE handed to the stage that sums it.
+    &hooks::psnr_stage, nullptr, ~0u, 0, &hooks::psnr_temporal, &hooks::psnr_stage_inputs,
   },
   libvmaf_only("psnr_hvs",
     {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
@@ -295,6 +296,8 @@ Status make_instance(const FeatureDesc& desc, const Options& options, const Vide
   Instance inst;
   inst.desc = &desc;
   inst.options = options;
+  inst.temporal = desc.temporal_with ? desc.temporal_with(options) : desc.temporal;
+  inst.stage_inputs = desc.stage_inputs_with ? desc.stage_inputs_with(options) : desc.stage_inputs;
   const std::string suffix = options.score_suffix();
   for (const std::string& n : desc.outputs(options, geometry))
     inst.outputs.push_back(inst.outputs.size() < desc.suffixed_outputs ? n + suffix : n);

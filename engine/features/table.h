@@ -110,6 +110,9 @@ class OrderedStage {
   virtual ~OrderedStage() = default;
   virtual void push(uint64_t frame, const double* outputs, std::vector<Value>* ready) = 0;
   virtual void finish(std::vector<Value>* ready) = 0;
+  // Values of the whole stream, read after finish(): libvmaf's aggregate metrics (psnr's apsnr_y, apsnr_cb,
+  // apsnr_cr), under libvmaf's names, in its order.
+  virtual void aggregates(std::vector<std::pair<std::string, double>>* out) const { (void)out; }
 };
 
 struct FeatureDesc {
@@ -125,7 +128,8 @@ struct FeatureDesc {
   // The geometry is one the feature can score (errors name the limit); called before any instance is made.
   Status (*check)(const Options&, const VideoGeometry&) = nullptr;
   Status (*make_cpu)(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>*) = nullptr;
-  std::unique_ptr<OrderedStage> (*make_stage)(const Options&) = nullptr;
+  // The ordered stage; it may return null for options that need none (psnr without enable_apsnr).
+  std::unique_ptr<OrderedStage> (*make_stage)(const Options&, const VideoGeometry&) = nullptr;
   // How many previous references the feature reads with these options (null: 1 with kReadsPrevRef, else 0).
   unsigned (*frames_back)(const Options&) = nullptr;
 
@@ -139,6 +143,10 @@ struct FeatureDesc {
   // Values an implementation computes per frame after its output columns, read only by its ordered stage (float
   // motion's raw score, from which motion2 and motion3 follow: its one per-frame column is clipped).
   unsigned stage_inputs = 0;
+  // Where options decide these (null: `temporal`, `stage_inputs`): psnr's enable_apsnr sums every frame's SSE, so
+  // the feature then runs on every frame (libvmaf's psnr is a temporal extractor) and hands its SSE to its stage.
+  bool (*temporal_with)(const Options&) = nullptr;
+  unsigned (*stage_inputs_with)(const Options&) = nullptr;
 
   bool implemented() const { return make_cpu != nullptr; }
 };
@@ -164,8 +172,10 @@ struct Instance {
   Options options;
   std::vector<std::string> outputs;        // per-frame columns with the option suffix
   std::vector<std::string> stage_outputs;  // ordered-stage columns with the option suffix
-  // Values per frame: the output columns, then desc->stage_inputs values for the ordered stage only.
-  size_t value_count() const { return outputs.size() + (desc ? desc->stage_inputs : 0); }
+  bool temporal = false;      // runs on every frame (FeatureDesc::temporal, or temporal_with these options)
+  unsigned stage_inputs = 0;  // FeatureDesc::stage_inputs, or stage_inputs_with these options
+  // Values per frame: the output columns, then stage_inputs values for the ordered stage only.
+  size_t value_count() const { return outputs.size() + stage_inputs; }
 };
 
 // Configures an implemented feature for a geometry: options honoured, size checked, columns named.

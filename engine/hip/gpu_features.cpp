@@ -96,26 +96,37 @@ Status make_speed_chroma(const Instance& inst, const VideoGeometry& g, const std
   return Status::ok();
 }
 
+// Every option of psnr: the kernel's SSE are finished on the host by the CPU's cpu::psnr_values, whatever the
+// options say (caps, peak, mse, the SSE enable_apsnr sums in the scorer's ordered stage).
 Status make_psnr(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
                  std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
-  if (!takes_only(inst, {"enable_chroma"})) return Status::ok();
-  // Luma only is the 4:0:0 case of the kernel's planes.
-  const Chroma c = inst.options.flag("enable_chroma") ? g.chroma : Chroma::k400;
+  cpu::PsnrPlan plan;
+  VMAFX_TRY(features::hooks::psnr_cpu_plan(inst.options, g, &plan));
   std::unique_ptr<PsnrGpu> p;
-  Status s = PsnrGpu::create(dev, g.width, g.height, g.bit_depth, c, slots, &p);
+  Status s = PsnrGpu::create(dev, plan, slots, &p);
   if (s.code() == Errc::unsupported) return Status::ok();  // e.g. 8-bit rows too wide: the CPU's exact sums
   VMAFX_TRY(s);
   *out = std::move(p);
-  needs->chroma = c != Chroma::k400;
+  needs->chroma = plan.planes == 3;
   return Status::ok();
 }
 
-template <class T>
-Status make_luma_float(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+// Every option of float_ssim and float_ms_ssim: the kernels give the means, the CPU's own functions report them
+// (dB and its cap, the l / c / s terms); float_ssim's scale sizes the kernels' decimation.
+Status make_float_ssim(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
                        unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
-  if (!takes_only(inst, {})) return Status::ok();
-  std::unique_ptr<T> f;
-  VMAFX_TRY(T::create(dev, g.width, g.height, g.bit_depth, slots, &f));
+  std::unique_ptr<SsimGpu> f;
+  VMAFX_TRY(SsimGpu::create(dev, g.width, g.height, g.bit_depth, slots, &f, {}, int(inst.options.num("scale"))));
+  f->set_report(features::hooks::ssim_cpu_report(inst.options, g));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+Status make_float_ms_ssim(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                          unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  std::unique_ptr<MsSsimGpu> f;
+  VMAFX_TRY(MsSsimGpu::create(dev, g.width, g.height, g.bit_depth, slots, &f));
+  f->set_report(features::hooks::ssim_cpu_report(inst.options, g));
   *out = std::move(f);
   return Status::ok();
 }
@@ -180,8 +191,8 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"vif", &make_vif},
     {"motion", &make_motion},
     {"psnr", &make_psnr},
-    {"float_ssim", &make_luma_float<SsimGpu>},
-    {"float_ms_ssim", &make_luma_float<MsSsimGpu>},
+    {"float_ssim", &make_float_ssim},
+    {"float_ms_ssim", &make_float_ms_ssim},
     {"speed_chroma", &make_speed_chroma},
     {"cambi", &make_cambi},
     {"float_vif", &make_float_vif},

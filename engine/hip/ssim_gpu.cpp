@@ -131,12 +131,12 @@ Status SsimKernels::scale_sums(const float* ref, const float* dist, uint32_t w, 
 // ---- SsimGpu ----------------------------------------------------------------------------------------------------
 
 Status SsimGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, unsigned bpc, unsigned slots,
-                       std::unique_ptr<SsimGpu>* out, const ModuleOptions& module_options) {
+                       std::unique_ptr<SsimGpu>* out, const ModuleOptions& module_options, int scale) {
   if (!out) return {Errc::invalid_argument, "float_ssim (gpu): no output"};
   out->reset();
   if (!device) return {Errc::invalid_argument, "float_ssim (gpu): no device"};
   if (slots == 0) return {Errc::invalid_argument, "float_ssim (gpu): 0 slots"};
-  VMAFX_TRY(cpu::Ssim::check_size(w, h).prepend("float_ssim (gpu)"));
+  VMAFX_TRY(cpu::Ssim::check_size(w, h, scale).prepend("float_ssim (gpu)"));
   std::unique_ptr<SsimGpu> s(new SsimGpu());
   VMAFX_TRY(cpu::ssim_float_divisor(bpc, &s->divisor_));
   if (h > 65535u * SSIM_BLOCK_Y) return {Errc::unsupported, "float_ssim (gpu): " + std::to_string(h) + " rows"};
@@ -144,7 +144,7 @@ Status SsimGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, u
   s->h_ = h;
   s->bpc_ = bpc;
   s->slots_ = slots;
-  s->scale_ = cpu::ssim_scale_factor(int(w), int(h));
+  s->scale_ = cpu::ssim_scale_for(int(w), int(h), scale);
   s->sw_ = w;
   s->sh_ = h;
   VMAFX_TRY(SsimKernels::load(device, module_options, &s->k_));
@@ -230,7 +230,7 @@ Status SsimGpu::finish(unsigned slot, double* out) {
   if (!out) return {Errc::invalid_argument, "float_ssim (gpu): no output"};
   double s[4];
   VMAFX_TRY(sums(slot, s));
-  *out = double(means_of(s, sw_, sh_).ssim);
+  cpu::ssim_values(report_, means_of(s, sw_, sh_), out);
   return Status::ok();
 }
 
@@ -342,7 +342,7 @@ Status MsSsimGpu::finish(unsigned slot, double* out) {
   VMAFX_TRY(means(slot, m));
   const double product = cpu::ms_ssim_combine(m);
   if (product == HUGE_VAL) return {Errc::internal, "ms-ssim: score overflowed to infinity"};
-  *out = product;
+  cpu::ms_ssim_values(report_, product, m, out);
   return Status::ok();
 }
 

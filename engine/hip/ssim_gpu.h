@@ -69,12 +69,15 @@ struct SsimDebugOutputs {
 
 class SsimGpu : public GpuFeature {
  public:
-  // w, h: luma size (cpu::Ssim::check_size); bpc 8, 10, 12 or 16 (cpu::ssim_float_divisor).
+  // w, h: luma size (cpu::Ssim::check_size); bpc 8, 10, 12 or 16 (cpu::ssim_float_divisor); scale: libvmaf's
+  // option (0: automatic, cpu::ssim_scale_for).
   static Status create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, unsigned bpc, unsigned slots,
-                       std::unique_ptr<SsimGpu>* out, const ModuleOptions& module_options = {});
+                       std::unique_ptr<SsimGpu>* out, const ModuleOptions& module_options = {}, int scale = 0);
 
   const char* name() const override { return "float_ssim"; }
-  size_t output_count() const override { return 1; }
+  // What finish() writes: cpu::ssim_values of the means (default: the score alone).
+  void set_report(const cpu::SsimReport& r) { report_ = r; }
+  size_t output_count() const override { return cpu::ssim_value_count(report_); }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
@@ -104,6 +107,7 @@ class SsimGpu : public GpuFeature {
   float divisor_ = 1.f;
   int scale_ = 1;
   unsigned slots_ = 0;
+  cpu::SsimReport report_;
   DeviceBuffer box_;        // scale x scale taps when scale_ > 1
   DeviceBuffer converted_;  // ref then dist, w x h floats each
   DeviceBuffer small_;      // ref then dist, sw x sh floats each (scale_ > 1)
@@ -120,7 +124,9 @@ class MsSsimGpu : public GpuFeature {
                        std::unique_ptr<MsSsimGpu>* out, const ModuleOptions& module_options = {});
 
   const char* name() const override { return "float_ms_ssim"; }
-  size_t output_count() const override { return 1; }
+  // What finish() writes: cpu::ms_ssim_values of the score and the per-scale means (default: the score alone).
+  void set_report(const cpu::SsimReport& r) { report_ = r; }
+  size_t output_count() const override { return cpu::ms_ssim_value_count(report_); }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
 
@@ -150,6 +156,7 @@ class MsSsimGpu : public GpuFeature {
   unsigned bpc_ = 8;
   float divisor_ = 1.f;
   unsigned slots_ = 0;
+  cpu::SsimReport report_;
   DeviceBuffer lpf_;
   DeviceBuffer images_;
   DeviceBuffer tmp_, partials_;

@@ -115,7 +115,8 @@ void write_xml(const Collector& c, const ResultsInfo& info, std::string& o) {
   }
   o += "  </pooled_metrics>\n";
   o += "  <aggregate_metrics ";
-  for (const auto& [name, v] : info.aggregate) o += name + "=\"" + number(v) + "\" ";
+  // libvmaf prints non-finite aggregates here with printf ("-inf", "inf", "nan"), as to_chars does.
+  for (const auto& [name, v] : c.aggregates()) o += name + "=\"" + number(v) + "\" ";
   o += "/>\n";
   o += "</VMAF>\n";
 }
@@ -176,10 +177,11 @@ void write_json(const Collector& c, const ResultsInfo& info, std::string& o) {
   o += "\n  },\n";
 
   o += "  \"aggregate_metrics\": {";
-  for (size_t i = 0; i < info.aggregate.size(); i++) {
-    const auto& [name, v] = info.aggregate[i];
+  const auto& aggregates = c.aggregates();
+  for (size_t i = 0; i < aggregates.size(); i++) {
+    const auto& [name, v] = aggregates[i];
     o += "\n    \"" + name + "\": " + (is_finite(v) ? number(v) : std::string("null"));
-    o += i + 1 < info.aggregate.size() ? "," : "";
+    o += i + 1 < aggregates.size() ? "," : "";
   }
   o += "\n  }\n";
   o += "}\n";

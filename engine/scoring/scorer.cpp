@@ -239,7 +239,8 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
     const features::Instance& inst = plan_.features[i];
     if (!inst.desc->make_stage) continue;
     StageSlot st;
-    st.stage = inst.desc->make_stage(inst.options);
+    st.stage = inst.desc->make_stage(inst.options, geometry_.ref);
+    if (!st.stage) continue;  // these options need none
     st.feature = i;
     for (const auto& o : inst.stage_outputs) st.columns.push_back(collector_.add_column(o));
     stages_.push_back(std::move(st));
@@ -405,6 +406,7 @@ void ScorerImpl::collect(Entry& e) {
       collector_.set(v.frame, st.columns[v.column], v.value);
       st.final_upto = std::max(st.final_upto, v.frame + 1);
     }
+    if (st.columns.empty()) st.final_upto = f.index + 1;  // a stage of aggregates only holds no frame back
   }
 }
 
@@ -482,6 +484,9 @@ Status ScorerImpl::flush() {
       for (const auto& v : ready) collector_.set(v.frame, st.columns[v.column], v.value);
       st.final_upto = collected_;
     }
+    std::vector<std::pair<std::string, double>> aggregates;
+    for (const StageSlot& st : stages_) st.stage->aggregates(&aggregates);
+    for (const auto& [name, v] : aggregates) collector_.set_aggregate(name, v);
     emit_final(collected_);
     lk.lock();
   }

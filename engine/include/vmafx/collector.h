@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vmafx {
@@ -51,6 +52,11 @@ class Collector {
   // Pools a column over scored frames [0, frames()) that hold a value, libvmaf's way.
   PoolStats pool(size_t col) const;
 
+  // libvmaf's aggregate metrics: one value per name for the whole stream (psnr's enable_apsnr: apsnr_y, apsnr_cb,
+  // apsnr_cr), in the order first set; setting a name again replaces its value. Results files write them.
+  void set_aggregate(const std::string& name, double value);
+  const std::vector<std::pair<std::string, double>>& aggregates() const { return aggregates_; }
+
   void clear();
 
  private:
@@ -63,6 +69,7 @@ class Collector {
   uint64_t frames_ = 0;
   unsigned subsample_ = 1;
   std::vector<uint8_t> unscored_;
+  std::vector<std::pair<std::string, double>> aggregates_;
 };
 
 }  // namespace vmafx

@@ -31,12 +31,11 @@ struct ResultsInfo {
   // Pictures read (libvmaf's pic_cnt): pooling runs over the scored frames of [0, frame_count). 0: collector.frames().
   // A column missing a value on any of those frames gets no pooled values, as in libvmaf.
   uint64_t frame_count = 0;
-  // aggregate_metrics, in order (libvmaf fills them only for psnr's enable_apsnr: apsnr_y, apsnr_cb, apsnr_cr).
-  std::vector<std::pair<std::string, double>> aggregate;
 };
 
 // Writes the results; columns in collector order under their collector names, frames filtered by
-// collector.subsample(). ResultsFormat::none is Errc::invalid_argument. Errors writing are Errc::io_error naming the
+// collector.subsample(), aggregate_metrics (XML, JSON) from collector.aggregates() (libvmaf fills them only for
+// psnr's enable_apsnr: apsnr_y, apsnr_cb, apsnr_cr; CSV and SUB have none, as libvmaf's). ResultsFormat::none is Errc::invalid_argument. Errors writing are Errc::io_error naming the
 // path and the system's reason.
 Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, const std::string& path);
 Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, std::ostream& os);
