@@ -10,12 +10,18 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "assert_ok.h"
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
 #include "cpu/ssim.h"
+#include "derived_clips.h"
+#include "option_runs.h"
 #include "support.h"
+#include "vmafx/output.h"
+#include "vmafx/scorer.h"
 
 namespace vmafx {
 namespace {
@@ -397,6 +403,53 @@ TEST(SsimStages, ScaleFactorFollowsIqaRounding) {
   EXPECT_EQ(cpu::decimated_size(321, 2), 161);
   EXPECT_EQ(cpu::decimated_size(1080, 4), 270);
   EXPECT_EQ(cpu::decimated_size(1081, 4), 271);
+}
+
+
+// ---- libvmaf's options of psnr, float_ssim and float_ms_ssim ------------------------------------------------------
+// The scorer (CPU) on the clips derived from the sample pair (derived_clips.h) with every option set of
+// option_runs.h, against libvmaf's full-precision JSON of the same runs (tests/data/psnr_ssim_options.json): every
+// column libvmaf writes, in its order, every frame, and the aggregate metrics, equal to the last bit.
+
+// VMAFX_DUMP_DERIVED_CLIPS=<dir> writes the derived clips there for libvmaf instead (and skips the comparison).
+TEST(PsnrSsimOptions, EveryOptionMatchesLibvmafBitForBit) {
+  if (const char* dump = std::getenv("VMAFX_DUMP_DERIVED_CLIPS"); dump && *dump) {
+    for (const test::DerivedClip& c : test::derived_clips()) {
+      ASSERT_OK(test::write_derived_clip(c, dump));
+      std::printf("%s %u %u %s %u\n", c.name, c.width, c.height, c.chroma, c.bpc);
+    }
+    GTEST_SKIP() << "clips written to " << dump;
+  }
+  const std::string path = test::project_data_dir() + "/psnr_ssim_options.json";
+  nlohmann::ordered_json oracle;
+  ASSERT_OK(test::load_json(path, &oracle));
+  unsigned runs = 0, values = 0;
+  double worst = 0;
+  std::string worst_at;
+  for (const test::OptionRun& run : test::option_runs()) {
+    for (const char* clip : run.clips) {
+      const std::string key = std::string(clip) + "/" + run.name;
+      SCOPED_TRACE(key + ": " + test::libvmaf_args(run));
+      ASSERT_TRUE(oracle.contains(key)) << path << " lacks " << key;
+      const test::DerivedClip* c = test::find_derived_clip(clip);
+      ASSERT_NE(c, nullptr);
+      test::PairClips clips;
+      ASSERT_OK(test::open_derived_clip(*c, &clips));
+      test::OptionRunResult got;
+      ASSERT_OK(test::score_option_run(run, *c, clips, Backend::cpu, run.threads, &got));
+      test::OptionRunComparison cmp = test::compare_with_libvmaf(got, oracle.at(key));
+      EXPECT_TRUE(cmp.problems.empty()) << cmp.problems;
+      values += cmp.values;
+      if (cmp.max_diff > worst) {
+        worst = cmp.max_diff;
+        worst_at = key + " " + cmp.max_diff_at;
+      }
+      ++runs;
+    }
+  }
+  std::printf("%u runs, %u values (per-frame scores and aggregates) compared with libvmaf's %%.17g JSON; max |diff| "
+              "%.3g%s%s\n", runs, values, worst, worst_at.empty() ? "" : " at ", worst_at.c_str());
+  EXPECT_GT(values, 0u);
 }
 
 }  // namespace
