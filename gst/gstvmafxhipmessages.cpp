@@ -44,7 +44,7 @@ std::vector<std::string> message_field_names(const std::vector<std::string>& sco
           (owner == model_score_names.size() || model.size() > model_score_names[owner].size()))
         owner = m;
     }
-    if (owner == 0) {
+    if (owner == 0 && !model_score_names.empty()) {  // without models every column keeps its own name
       const std::string& model = model_score_names[0];
       field = n == model ? "score" : dashes(n.substr(model.size() + 1));
     } else if (owner < model_score_names.size()) {
@@ -115,6 +115,9 @@ GstStructure* pooled_structure(const Collector& collector, const std::vector<std
     if (model_col < 0 && frames == 0) frames = st.count;
     if (st.count > 0) set_double(s, fields[c], st.get(method));
   }
+  // libvmaf's aggregate metrics (psnr's enable_apsnr): one value for the stream; JSON's null (not finite) left out.
+  for (const auto& [name, v] : collector.aggregates())
+    if (std::isfinite(v)) set_double(s, dashes(name), v);
   gst_structure_set(s, "frames", G_TYPE_UINT64, frames, nullptr);
   guint64 total = 0;
   for (unsigned r = 0; r < kSkipReasons; r++) {

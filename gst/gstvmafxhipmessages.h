@@ -51,8 +51,8 @@ GstStructure* skip_structure(unsigned pad, SkipReason reason, const FrameTiming&
 GstStructure* sync_structure(int offset, double psnr_y, int window, unsigned frames_compared);
 
 // type=pooled: `score` pooled with `method`, plus mean / min / max / harmonic-mean, percentiles p1 .. p99 and
-// frames for the first model's score; every other column pooled with `method` under its field name; the skip
-// counts (skipped-*) and frames-skipped.
+// frames for the first model's score; every other column pooled with `method` under its field name; the collector's
+// finite aggregate metrics (apsnr-y, apsnr-cb, apsnr-cr); the skip counts (skipped-*) and frames-skipped.
 GstStructure* pooled_structure(const Collector& collector, const std::vector<std::string>& fields,
                                const std::string& model_score_name, PoolMethod method, const FrameTiming& timing,
                                const SkipCounts& skips);

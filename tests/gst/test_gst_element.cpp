@@ -866,6 +866,62 @@ TEST(Results, EveryFormatMatchesTheEngineWriter) {
   }
 }
 
+// psnr's enable_apsnr through the features property: the pooled message carries apsnr-y / -cb / -cr and the results
+// file libvmaf's aggregate_metrics, both equal to libvmaf 3.2's on the sample pair (tests/data/output/
+// sample_nflx_ctc.json: psnr=enable_chroma=true:enable_apsnr=true and float_ssim=enable_db=true:clip_db=true are
+// that preset's); frame messages carry float_ssim in clipped dB. Luma only, the chroma aggregates (-infinity, JSON
+// null) are left out of the message.
+TEST(FeatureOptions, ApsnrReachesThePooledMessageAndTheResultsFile) {
+  REQUIRE_GST();
+  const std::string dir = temp_path("apsnr_sample");
+  const std::string ref = dir + "_ref.yuv", dist = dir + "_dist.yuv";
+  const std::string src = project_source_dir() + "/samples/sample_320x240_";
+  ASSERT_EQ(std::system(("gunzip -c " + src + "ref.yuv.gz > " + ref + " && gunzip -c " + src + "dist.yuv.gz > " +
+                         dist).c_str()),
+            0);
+  const nlohmann::json want = nlohmann::json::parse(read_file(project_data_dir() + "/output/sample_nflx_ctc.json"));
+  auto launch = [&](const std::string& features, const std::string& results) {
+    return raw_yuv_source(ref, 320, 240, 8) + " ! v.ref_sink " + raw_yuv_source(dist, 320, 240, 8) +
+           " ! v.dist_sink vmafxhip name=v threads=1 model-filename=\"\" frame-message=true features=\"" + features +
+           "\" results-filename=\"" + results + "\" ! fakesink";
+  };
+  const double printed = 5e-7 + 1e-12;  // libvmaf's %.6f
+  const std::string results = temp_path("apsnr.json");
+  const RunResult r =
+      run_pipeline(launch("psnr=enable_chroma=true:enable_apsnr=true,float_ssim=enable_db=true:clip_db=true", results));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  ASSERT_EQ(r.pooled.size(), 1u);
+  ASSERT_EQ(r.frames.size(), want.at("frames").size());
+  for (size_t i = 0; i < r.frames.size(); i++) {
+    const auto& m = want.at("frames")[i].at("metrics");
+    for (const char* f : {"psnr-y", "psnr-cb", "psnr-cr", "ssim"})
+      EXPECT_NEAR(get_double(r.frames[i].get(), f), m.at(libvmaf_name(f)).get<double>(), printed) << f << " " << i;
+  }
+  const nlohmann::json got = nlohmann::json::parse(read_file(results));
+  EXPECT_EQ(got.at("aggregate_metrics"), want.at("aggregate_metrics"));
+  for (const char* name : {"apsnr_y", "apsnr_cb", "apsnr_cr"}) {
+    std::string field = name;
+    field[5] = '-';
+    EXPECT_NEAR(get_double(r.pooled[0].get(), field.c_str()), want.at("aggregate_metrics").at(name).get<double>(),
+                printed)
+        << field;
+  }
+  std::printf("pooled apsnr-y %.6f apsnr-cb %.6f apsnr-cr %.6f (libvmaf %s)\n",
+              get_double(r.pooled[0].get(), "apsnr-y"), get_double(r.pooled[0].get(), "apsnr-cb"),
+              get_double(r.pooled[0].get(), "apsnr-cr"), want.at("aggregate_metrics").dump().c_str());
+
+  const std::string luma_results = temp_path("apsnr_luma.json");
+  const RunResult l = run_pipeline(launch("psnr=enable_chroma=false:enable_apsnr=true", luma_results));
+  ASSERT_TRUE(l.eos) << l.describe_errors();
+  ASSERT_EQ(l.pooled.size(), 1u);
+  EXPECT_EQ(get_double(l.pooled[0].get(), "apsnr-y"), get_double(r.pooled[0].get(), "apsnr-y"));
+  EXPECT_FALSE(gst_structure_has_field(l.pooled[0].get(), "apsnr-cb"));
+  EXPECT_FALSE(gst_structure_has_field(l.pooled[0].get(), "apsnr-cr"));
+  const nlohmann::json luma = nlohmann::json::parse(read_file(luma_results));
+  EXPECT_TRUE(luma.at("aggregate_metrics").at("apsnr_cb").is_null());
+  EXPECT_TRUE(luma.at("aggregate_metrics").at("apsnr_cr").is_null());
+}
+
 TEST(Results, UnwrittenResultsFileIsNotLeftBehind) {
   REQUIRE_GST();
   // A pipeline that fails before the end does not leave an empty results file of its own making.
