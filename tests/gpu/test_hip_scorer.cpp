@@ -3,7 +3,8 @@
 // present on this machine and the shipped sample pair, vmaf_v0.6.1 plus psnr, float_ssim and float_ms_ssim (the last
 // two run on the CPU beside the GPU), threads 0 and 2, subsample 1 and 2, 8- and 10-bit; device-resident input (the
 // planes copied to device memory by the test, MemoryKind::device views); and two planted pipeline defects
-// (VMAFX_HIP_PLANT=clear_before_upload, skip_wait) that the same comparison must catch. Without a device: backend=hip
+// (VMAFX_HIP_PLANT=clear_before_upload, skip_wait) that the same comparison must catch; libvmaf's options of psnr,
+// float_ssim and float_ms_ssim on clips derived from the sample pair (option_runs.h), host and device frames. Without a device: backend=hip
 // is a clean device_unavailable at Scorer::create and backend=auto scores on the CPU after exactly one notice.
 #include <gtest/gtest.h>
 
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include "assert_ok.h"
+#include "derived_clips.h"
 #include "gpu_device.h"
+#include "option_runs.h"
 #include "support.h"
 #include "vmafx/scorer.h"
 
@@ -335,6 +338,84 @@ TEST(HipScorer, DeviceFramesEqualCpu) {
       EXPECT_EQ(diffs, 0u) << c.name << " device frames, subsample " << subsample << ": first: " << first;
       std::printf("%s device frames, subsample %u: %zu frames x %zu scores, %zu differ\n", c.name.c_str(), subsample,
                   got.frames.size(), got.names.size(), diffs);
+    }
+  }
+}
+
+// libvmaf's options of psnr (enable_apsnr, reduced_hbd_peak, min_sse, enable_mse, enable_chroma), float_ssim
+// (enable_db, clip_db, enable_lcs, scale) and float_ms_ssim (enable_db, clip_db, enable_lcs): every option run of
+// option_runs.h on every clip derived from the sample pair (8-, 10-, 12-, 16-bit; 4:2:0, 4:2:2, 4:4:4; identical
+// pairs; 640x480), backend=hip equal to backend=cpu bit for bit, the aggregate metrics included, with every feature on
+// the GPU (none left to the CPU). The CPU's equality with libvmaf is test_cpu_psnr_ssim's.
+TEST(HipScorer, FeatureOptionsEqualCpuOnTheGpu) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  size_t runs = 0, frames = 0;
+  for (const test::OptionRun& run : test::option_runs()) {
+    for (const char* name : run.clips) {
+      const test::DerivedClip* c = test::find_derived_clip(name);
+      ASSERT_NE(c, nullptr);
+      const std::string what = std::string(name) + "/" + run.name + " (" + test::libvmaf_args(run) + ")";
+      test::PairClips clips;
+      ASSERT_OK(test::open_derived_clip(*c, &clips));
+      test::OptionRunResult want, got;
+      ASSERT_OK(test::score_option_run(run, *c, clips, Backend::cpu, run.threads, &want));
+      const Status s = test::score_option_run(run, *c, clips, Backend::hip, run.threads, &got);
+      ASSERT_TRUE(s.is_ok()) << what << ": " << s.to_string();
+      EXPECT_EQ(got.backend.rfind("hip: ", 0), 0u) << what << ": " << got.backend;
+      EXPECT_EQ(got.backend.find("on the CPU"), std::string::npos) << what << ": " << got.backend;
+      const std::string diff = test::compare_results(want, got);
+      EXPECT_TRUE(diff.empty()) << what << ": " << diff;
+      EXPECT_FALSE(want.frames.empty()) << what;
+      std::printf("%s: %zu frames x %zu scores, %zu aggregates: %s\n", what.c_str(), got.frames.size(),
+                  got.names.size(), got.aggregates.size(), diff.empty() ? "equal" : diff.c_str());
+      frames += got.frames.size();
+      ++runs;
+    }
+  }
+  std::printf("%zu runs, %zu frames: GPU equal to CPU with every option\n", runs, frames);
+  EXPECT_EQ(runs, 31u);
+}
+
+// The same options on device pictures (the scorer takes them only when no feature runs on the CPU).
+TEST(HipScorer, FeatureOptionsOnDeviceFramesEqualCpu) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  std::shared_ptr<hip::Device> dev;
+  ASSERT_OK(hip::test::test_device(&dev));
+  for (const char* name : {"d10", "d16", "sample_same"}) {
+    const test::DerivedClip* c = test::find_derived_clip(name);
+    ASSERT_NE(c, nullptr);
+    test::PairClips clips;
+    ASSERT_OK(test::open_derived_clip(*c, &clips));
+    DeviceClip d;
+    ASSERT_OK(to_device(dev, clips.ref, &d.ref, &d.refs));
+    ASSERT_OK(to_device(dev, clips.dist, &d.dist, &d.dists));
+    for (const char* run_name : {"ctc", "mse"}) {
+      const test::OptionRun* run = nullptr;
+      for (const auto& r : test::option_runs())
+        if (std::strcmp(r.name, run_name) == 0) run = &r;
+      ASSERT_NE(run, nullptr);
+      test::OptionRunResult want;
+      ASSERT_OK(test::score_option_run(*run, *c, clips, Backend::cpu, 0, &want));
+      ScorerConfig cfg = test::scorer_config("");
+      for (const char* f : run->features) cfg.features.push_back(test::parse_feature_arg(f));
+      cfg.backend = Backend::hip;
+      cfg.vendor = test_vendor();
+      cfg.device_id = test_device_id();
+      test::FrameLog log;
+      std::unique_ptr<Scorer> scorer;
+      ASSERT_OK(test::make_scorer(cfg, test::derived_geometry(*c), &log, &scorer));
+      for (size_t i = 0; i < d.refs.size(); ++i)
+        ASSERT_OK(scorer->submit(test::frame_pair(d.refs[i], d.dists[i], int64_t(i), i)));
+      ASSERT_OK(scorer->flush());
+      test::OptionRunResult got;
+      got.backend = scorer->backend_description();
+      got.names = scorer->score_names();
+      got.frames = log.frames();
+      got.aggregates = scorer->collector().aggregates();
+      const std::string diff = test::compare_results(want, got);
+      EXPECT_TRUE(diff.empty()) << name << "/" << run_name << " device frames: " << diff;
+      std::printf("%s/%s device frames: %zu frames, %s\n", name, run_name, got.frames.size(),
+                  diff.empty() ? "equal" : diff.c_str());
     }
   }
 }
