@@ -452,5 +452,119 @@ TEST(PsnrSsimOptions, EveryOptionMatchesLibvmafBitForBit) {
   EXPECT_GT(values, 0u);
 }
 
+// enable_apsnr sums every frame's SSE, as libvmaf's temporal psnr: frames --subsample leaves out and frames handed
+// over unscored (a live element's skips) count; the per-frame columns of the scored frames do not change. Without
+// enable_apsnr there is no aggregate.
+TEST(PsnrSsimOptions, ApsnrSumsEveryFrameAlsoUnscoredOnes) {
+  test::PairClips clips;
+  ASSERT_OK(test::open_sample_pair(&clips));
+  const VideoGeometry g{320, 240, 8, Chroma::k420};
+  struct Run {
+    const char* psnr;
+    unsigned subsample;
+    bool skip_odd;  // odd frames handed over with scored = false
+  };
+  auto score = [&](const Run& r, test::OptionRunResult* out) {
+    ScorerConfig cfg = test::scorer_config("");
+    cfg.features = {test::parse_feature_arg(r.psnr)};
+    cfg.subsample = r.subsample;
+    test::FrameLog log;
+    std::unique_ptr<Scorer> scorer;
+    ASSERT_OK(test::make_scorer(cfg, g, &log, &scorer));
+    for (size_t i = 0; i < clips.ref.frames(); i++) {
+      FramePair p = test::frame_pair(clips.ref.frame(i), clips.dist.frame(i), int64_t(i), i);
+      p.scored = !(r.skip_odd && (i & 1));
+      ASSERT_OK(scorer->submit(std::move(p)));
+    }
+    ASSERT_OK(scorer->flush());
+    out->names = scorer->score_names();
+    out->frames = log.frames();
+    out->aggregates = scorer->collector().aggregates();
+  };
+  test::OptionRunResult all, sub3, skipped, plain;
+  score({"psnr=enable_apsnr=true", 1, false}, &all);
+  score({"psnr=enable_apsnr=true", 3, false}, &sub3);
+  score({"psnr=enable_apsnr=true", 1, true}, &skipped);
+  score({"psnr", 1, false}, &plain);
+  ASSERT_EQ(all.aggregates.size(), 3u);
+  EXPECT_EQ(all.aggregates, sub3.aggregates);
+  EXPECT_EQ(all.aggregates, skipped.aggregates);
+  EXPECT_TRUE(plain.aggregates.empty());
+  ASSERT_EQ(all.frames.size(), 24u);
+  ASSERT_EQ(sub3.frames.size(), 8u);
+  ASSERT_EQ(skipped.frames.size(), 12u);
+  for (const auto& f : sub3.frames) EXPECT_EQ(f.values, all.frames[f.index].values) << f.index;
+  for (const auto& f : skipped.frames) EXPECT_EQ(f.values, all.frames[f.index].values) << f.index;
+  for (const auto& f : plain.frames) EXPECT_EQ(f.values, all.frames[f.index].values) << f.index;
+  // The totals over the 24 frames, by hand from the planes' SSE.
+  cpu::PsnrPlan plan;
+  cpu::PsnrOptions o;
+  o.enable_apsnr = true;
+  ASSERT_OK(cpu::psnr_plan(320, 240, 8, Chroma::k420, o, &plan));
+  cpu::PsnrTotals totals(plan);
+  for (size_t i = 0; i < clips.ref.frames(); i++) {
+    uint64_t sse[3];
+    ASSERT_OK(cpu::psnr_sse(clips.ref.frame(i), clips.dist.frame(i), plan, sse));
+    totals.add(sse);
+  }
+  for (unsigned p = 0; p < 3; p++) EXPECT_EQ(all.aggregates[p].second, totals.apsnr(p)) << p;
+}
+
+// libvmaf's init of psnr's caps and peak: chroma sample counts from the luma size (floor halves), the peak of
+// reduced_hbd_peak, the default cap; and the checks of the options.
+TEST(PsnrSsimOptions, PsnrPlanFollowsLibvmafsInit) {
+  cpu::PsnrPlan p;
+  cpu::PsnrOptions o;
+  o.min_sse = 0.5;
+  ASSERT_OK(cpu::psnr_plan(321, 241, 8, Chroma::k420, o, &p));
+  EXPECT_EQ(p.w[1], 160u);
+  EXPECT_EQ(p.h[1], 120u);
+  EXPECT_EQ(p.max_db[0], std::ceil(10. * std::log10(65025.0 / (0.5 / (321.0 * 241.0)))));
+  EXPECT_EQ(p.max_db[1], std::ceil(10. * std::log10(65025.0 / (0.5 / (160.0 * 120.0)))));
+  ASSERT_OK(cpu::psnr_plan(321, 241, 10, Chroma::k422, o, &p));
+  EXPECT_EQ(p.max_db[2], std::ceil(10. * std::log10(1023.0 * 1023.0 / (0.5 / (160.0 * 241.0)))));
+  o.reduced_hbd_peak = true;
+  ASSERT_OK(cpu::psnr_plan(64, 64, 12, Chroma::k444, o, &p));
+  EXPECT_EQ(p.peak, 255u << 4);
+  EXPECT_EQ(p.max_db[1], std::ceil(10. * std::log10(4080.0 * 4080.0 / (0.5 / (64.0 * 64.0)))));
+  o = cpu::PsnrOptions{};
+  o.enable_chroma = false;
+  ASSERT_OK(cpu::psnr_plan(64, 64, 16, Chroma::k420, o, &p));
+  EXPECT_EQ(p.planes, 1u);
+  EXPECT_EQ(p.max_db[0], 108.0);
+  EXPECT_EQ(p.peak, 65535u);
+  EXPECT_EQ(cpu::psnr_plan(64, 64, 9, Chroma::k420, o, &p).code(), Errc::unsupported);
+  // 8-bit: libvmaf's fixed peak of 255 for the frames, also for the reduced peak.
+  o.reduced_hbd_peak = true;
+  ASSERT_OK(cpu::psnr_plan(16, 16, 8, Chroma::k420, o, &p));
+  EXPECT_EQ(cpu::psnr_db(p, 0, 256), 10.0 * std::log10(65025.0));
+  // A plane not scored: -infinity, as libvmaf's flush gives (its JSON writes null).
+  o.enable_apsnr = true;
+  ASSERT_OK(cpu::psnr_plan(16, 16, 8, Chroma::k420, o, &p));
+  cpu::PsnrTotals t(p);
+  const uint64_t zero[3] = {0, 0, 0};
+  t.add(zero);
+  EXPECT_EQ(t.apsnr(0), std::ceil(10 * std::log10(65025.0 * 256 * 2)));  // identical: the cap
+  EXPECT_EQ(t.apsnr(1), -INFINITY);
+}
+
+// float_ssim's scale option: the decimated picture must hold the 11x11 window; the scorer names the limit.
+TEST(PsnrSsimOptions, SsimScaleTooLargeIsRefused) {
+  EXPECT_TRUE(cpu::Ssim::check_size(110, 110, 10).is_ok());
+  EXPECT_EQ(cpu::Ssim::check_size(100, 100, 10).code(), Errc::unsupported);
+  EXPECT_TRUE(cpu::Ssim::check_size(1920, 1080, 1).is_ok());
+  EXPECT_EQ(cpu::ssim_scale_for(1920, 1080, 0), 4);
+  EXPECT_EQ(cpu::ssim_scale_for(1920, 1080, 1), 1);
+  ScorerConfig cfg = test::scorer_config("");
+  cfg.features = {test::parse_feature_arg("float_ssim=scale=10")};
+  test::FrameLog log;
+  std::unique_ptr<Scorer> scorer;
+  const Status s = test::make_scorer(cfg, {100, 100, 8, Chroma::k420}, &log, &scorer);
+  EXPECT_EQ(s.code(), Errc::unsupported) << s.to_string();
+  EXPECT_NE(s.message().find("scale 10"), std::string::npos) << s.message();
+  cfg.features = {test::parse_feature_arg("float_ssim=scale=11")};
+  EXPECT_EQ(test::make_scorer(cfg, {320, 240, 8, Chroma::k420}, &log, &scorer).code(), Errc::invalid_argument);
+}
+
 }  // namespace
 }  // namespace vmafx
