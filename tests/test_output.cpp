@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Results files against libvmaf's own writers: the scratch libvmaf CLI's files for pair c and libvmaf's writers on
 // crafted values (tests/data/output/README.md says how each was made), byte for byte once the same doubles are in
-// the collector; the JSON parses back to the numbers written; a path that cannot be written fails cleanly.
+// the collector (aggregate metrics and infinities included); the JSON parses back to the numbers written; a path
+// that cannot be written fails cleanly.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -242,4 +243,50 @@ TEST(Output, WritesAFile) {
   ASSERT_TRUE(vmafx::write_results(c, ResultsFormat::csv, {}, tmpl).is_ok());
   EXPECT_EQ(read_text(tmpl), "Frame,vmaf,\n0,90.000000,\n1,91.000000,\n2,92.000000,\n");
   std::remove(tmpl);
+}
+
+// The collector's aggregate metrics as libvmaf 3.2's CLI writes them (tests/data/output/sample_same_luma.*: apsnr_y
+// at its cap, apsnr_cb and apsnr_cr of planes not scored, -inf): XML with printf's "-inf", JSON null, none in CSV
+// and SUB; float_ssim's +infinity per frame and pooled. The collector holds the values of libvmaf's CSV (all
+// exact at 6 decimals here); the files are the same bytes once version and fps are libvmaf's.
+TEST(Output, AggregateMetricsAndInfinitiesAsLibvmafWritesThem) {
+  Collector c;
+  std::istringstream csv(read_text(data_dir() + "/sample_same_luma.csv"));
+  std::string line;
+  std::getline(csv, line);
+  std::vector<size_t> cols;
+  for (size_t at = line.find(',') + 1; at < line.size(); at = line.find(',', at) + 1)
+    cols.push_back(c.add_column(line.substr(at, line.find(',', at) - at)));
+  uint64_t frames = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    for (size_t at = 0, end; (end = line.find(',', at)) != std::string::npos; at = end + 1)
+      cells.push_back(line.substr(at, end - at));
+    ASSERT_EQ(cells.size(), cols.size() + 1) << line;
+    const uint64_t frame = std::stoull(cells[0]);
+    for (size_t k = 0; k < cols.size(); k++) c.set(frame, cols[k], std::stod(cells[k + 1]));
+    frames = frame + 1;
+  }
+  ASSERT_EQ(frames, 3u);
+  c.set_aggregate("apsnr_y", 105);
+  c.set_aggregate("apsnr_cb", -std::numeric_limits<double>::infinity());
+  c.set_aggregate("apsnr_cr", 1);
+  c.set_aggregate("apsnr_cr", -std::numeric_limits<double>::infinity());  // replaces, keeps the order
+  ASSERT_EQ(c.aggregates().size(), 3u);
+  for (const char* ext : {"json", "xml", "csv", "sub"}) {
+    const std::string want = read_text(data_dir() + "/sample_same_luma." + ext);
+    ResultsFormat f;
+    ASSERT_TRUE(vmafx::parse_results_format(ext, &f));
+    ResultsInfo info;
+    info.width = 320;
+    info.height = 240;
+    info.fps = fps_of(want);
+    info.version = "f85a8536";  // the git describe that build writes
+    info.frame_count = frames;
+    expect_same_text(render(c, f, info), want, std::string("sample_same_luma.") + ext);
+  }
+  c.clear();
+  EXPECT_TRUE(c.aggregates().empty());
+  const json none = json::parse(render(c, ResultsFormat::json, {}));
+  EXPECT_TRUE(none.at("aggregate_metrics").empty());
 }
