@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // CPU reference of libvmaf's psnr_hvs (psnr_hvs_y, _cb, _cr, psnr_hvs) against libvmaf's full-precision JSON
 // (tests/data/psnr_hvs/, written with %.17g), every frame bit for bit: the shipped sample pair, synthetic clips of this
-// file (8, 10 and 12 bits; 4:2:0, 4:2:2, 4:4:4; sizes that are not multiples of 8 or 7; planes too small for a
+// file (8 to 12 bits; 4:2:0, 4:2:2, 4:4:4; sizes that are not multiples of 8 or 7; planes too small for a
 // block, whose scores are NaN; identical planes, whose scores are infinite; full-scale patterns) and, when
 // ../shared is present, the public pairs. Plus layouts (NV12, P010), the refusals libvmaf makes, and the table entry.
 #include <gtest/gtest.h>
@@ -141,6 +141,9 @@ const SynthClip kClips[] = {
     {"s420_20x14_8b", 20, 14, 8, Chroma::k420, 2, -1, -1},   // chroma 10x7: no chroma block (NaN)
     {"s444_7x40_8b", 7, 40, 8, Chroma::k444, 2, -1, -1},     // no block at all
     {"s420_15x16_10b", 15, 16, 10, Chroma::k420, 2, 1, -1},  // luma 1x2 blocks, chroma 7x8: none
+    // Depths libvmaf's CLI does not take but its psnr_hvs does (oracle from the library's API, see the README).
+    {"s420_118x66_9b", 118, 66, 9, Chroma::k420, 3, 1, -1},
+    {"s444_90x57_11b", 90, 57, 11, Chroma::k444, 3, 2, 0},
 };
 
 // Plane sample (x, y) of frame f. Natural frames: moving waves, a texture and hashed noise; the distorted picture
