@@ -115,7 +115,9 @@ Status make_psnr(const Instance& inst, const VideoGeometry& g, const std::shared
 Status make_psnr_hvs(const Instance&, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
                      std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
   std::unique_ptr<PsnrHvsGpu> p;
-  VMAFX_TRY(PsnrHvsGpu::create(dev, g.width, g.height, g.bit_depth, g.chroma, slots, &p));
+  Status s = PsnrHvsGpu::create(dev, g.width, g.height, g.bit_depth, g.chroma, slots, &p);
+  if (s.code() == Errc::unsupported) return Status::ok();  // a geometry the kernel's grid cannot index: the CPU's
+  VMAFX_TRY(s);
   *out = std::move(p);
   needs->chroma = true;
   return Status::ok();
