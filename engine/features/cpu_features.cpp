@@ -11,6 +11,7 @@
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
+#include "cpu/psnr_hvs.h"
 #include "cpu/speed.h"
 #include "cpu/ssim.h"
 #include "cpu/vif.h"
@@ -103,6 +104,19 @@ class PsnrFeature final : public CpuFeature {
       out[1] = s.cb;
       out[2] = s.cr;
     }
+    return Status::ok();
+  }
+};
+
+class PsnrHvsFeature final : public CpuFeature {
+ public:
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::PsnrHvsScores s;
+    VMAFX_TRY(vmafx::cpu::psnr_hvs(*f.ref, *f.dist, &s));
+    out[0] = s.y;
+    out[1] = s.cb;
+    out[2] = s.cr;
+    out[3] = s.psnr_hvs;
     return Status::ok();
   }
 };
@@ -377,6 +391,16 @@ Status psnr_make(const Options& o, const VideoGeometry&, std::unique_ptr<CpuFeat
   auto f = std::make_unique<PsnrFeature>();
   f->chroma = o.flag("enable_chroma");
   *out = std::move(f);
+  return Status::ok();
+}
+
+// ---- psnr_hvs ----
+std::vector<std::string> psnr_hvs_outputs(const Options&, const VideoGeometry&) {
+  return {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"};
+}
+Status psnr_hvs_check(const Options&, const VideoGeometry& g) { return vmafx::cpu::psnr_hvs_check(g.bit_depth, g.chroma); }
+Status psnr_hvs_make(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>* out) {
+  *out = std::make_unique<PsnrHvsFeature>();
   return Status::ok();
 }
 

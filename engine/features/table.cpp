@@ -169,9 +169,13 @@ const std::vector<FeatureDesc>& table() {
     &hooks::psnr_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::psnr_check, &hooks::psnr_make,
     nullptr,
   },
-  libvmaf_only("psnr_hvs",
+  {
+    "psnr_hvs",
     {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-    {}),
+    {},
+    &hooks::psnr_hvs_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::psnr_hvs_check,
+    &hooks::psnr_hvs_make, nullptr,
+  },
   {
     "adm",
     {"VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score", "VMAF_integer_feature_adm3_score",
