@@ -334,5 +334,137 @@ TEST(CpuCiede, SyntheticClipsEqualLibvmafBitForBit) {
               frames, worst);
 }
 
+// ---- through the scorer ---------------------------------------------------------------------------------------
+
+// Scores every frame of a clip pair with `features` on the CPU backend with two worker threads; the ciede2000
+// column of each frame.
+Status score_ciede(const test::PairClips& c, std::vector<double>* out, std::string* description = nullptr) {
+  const PictureView f0 = c.ref.frame(0);
+  ScorerConfig cfg = test::scorer_config("", {"ciede"});
+  cfg.threads = 2;
+  test::FrameLog log;
+  std::unique_ptr<Scorer> scorer;
+  VMAFX_TRY(test::make_scorer(cfg, {f0.width, f0.height, f0.bit_depth, f0.chroma}, &log, &scorer));
+  for (size_t i = 0; i < c.ref.frames(); i++)
+    VMAFX_TRY(scorer->submit(test::frame_pair(c.ref.frame(i), c.dist.frame(i), int64_t(i), i)));
+  VMAFX_TRY(scorer->flush());
+  const std::vector<std::string> names = scorer->score_names();
+  if (description) *description = scorer->backend_description();
+  out->clear();
+  for (const FrameScore& fs : log.frames()) out->push_back(fs.get("ciede2000", names));
+  return Status::ok();
+}
+
+TEST(CpuCiede, ScorerGivesTheReferencesValues) {
+  test::PairClips c;
+  ASSERT_OK(test::open_sample_pair(&c));
+  std::vector<double> want, got;
+  ASSERT_OK(load_ciede_oracle(ciede_data("sample_320x240_dist.ciede.json"), c.ref.frames(), &want));
+  ASSERT_OK(score_ciede(c, &got));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) EXPECT_EQ(g17(got[i]), g17(want[i])) << "frame " << i;
+  // A 4:2:2 clip too (the scorer hands the feature its chroma planes as they are).
+  test::PairClips k;
+  ASSERT_OK(open_synth(kClips[5], &k));
+  ASSERT_OK(load_ciede_oracle(ciede_data(std::string(kClips[5].name) + ".ciede.json"), kClips[5].frames, &want));
+  ASSERT_OK(score_ciede(k, &got));
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); i++) EXPECT_EQ(g17(got[i]), g17(want[i])) << kClips[5].name << " frame " << i;
+}
+
+// The public pairs (../shared, when present): every frame bit for bit. Pair c (321x241) is refused: at an odd 4:2:0
+// height libvmaf's upsampling reads past its Cr plane.
+TEST(CpuCiede, PublicPairsEqualLibvmafBitForBit) {
+  std::vector<std::string> absent, checked;
+  const std::vector<test::Pair> pairs = test::present_pairs(&absent);
+  if (pairs.empty()) GTEST_SKIP() << "no public pair present in ../shared/testdata";
+  double worst = 0;
+  size_t frames = 0;
+  for (const test::Pair& p : pairs) {
+    SCOPED_TRACE(p.name());
+    const Status check = cpu::ciede_check(p.width, p.height, Chroma::k420, p.bpc);
+    if (p.height % 2) {
+      EXPECT_EQ(check.code(), Errc::unsupported);
+      EXPECT_NE(check.message().find("past its Cr plane"), std::string::npos) << check.message();
+      std::printf("%s: refused (%s)\n", p.name().c_str(), check.message().c_str());
+      checked.push_back(p.name() + "(refused)");
+      continue;
+    }
+    ASSERT_OK(check);
+    test::PairClips c;
+    ASSERT_OK(test::open_pair_clips(p, &c));
+    std::vector<double> want, got;
+    ASSERT_OK(load_ciede_oracle(ciede_data(p.name() + ".ciede.json"), c.ref.frames(), &want));
+    ASSERT_OK(score_ciede(c, &got));
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); i++) {
+      EXPECT_EQ(g17(got[i]), g17(want[i])) << "frame " << i;
+      worst = std::max(worst, std::fabs(got[i] - want[i]));
+    }
+    frames += got.size();
+    checked.push_back(p.name());
+  }
+  std::printf("public pairs, %zu frames: max |ours - libvmaf| %.3g\n", frames, worst);
+  test::print_pair_coverage(checked, absent);
+}
+
+// ---- vmafx-score --feature ciede ----------------------------------------------------------------------------------
+
+struct CliRun {
+  int status = -1;
+  std::string output;  // stdout and stderr
+};
+
+CliRun run_cli(const std::string& args) {
+  CliRun r;
+  const std::string cmd = std::string(VMAFX_SCORE_PATH) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string unpacked_sample(const char* which) {
+  const std::string path = ::testing::TempDir() + "/vmafx_ciede_sample_" + which + ".yuv";
+  const std::string cmd = "gunzip -c " + test::project_source_dir() + "/samples/sample_320x240_" + which +
+                          ".yuv.gz > " + path;
+  return std::system(cmd.c_str()) == 0 ? path : std::string();
+}
+
+// The JSON of vmafx-score equals libvmaf's as printed (6 decimals), every frame and the pooled values.
+TEST(CliCiede, JsonEqualsLibvmafsPrintedJson) {
+  const std::string ref = unpacked_sample("ref"), dist = unpacked_sample("dist");
+  ASSERT_FALSE(ref.empty() || dist.empty());
+  const std::string out = ::testing::TempDir() + "/vmafx_ciede_cli.json";
+  const CliRun r = run_cli("-r " + ref + " -d " + dist + " -w 320 -h 240 -p 420 -b 8 --no_prediction " +
+                           "--feature ciede --threads 2 --json -o " + out + " -q");
+  ASSERT_EQ(r.status, 0) << r.output;
+  test::Oracle got, want;
+  ASSERT_OK(test::load_oracle(out, &got));
+  ASSERT_OK(test::load_oracle(ciede_data("sample_320x240_dist.ciede.printed.json"), &want));
+  ASSERT_EQ(got.frames.size(), want.frames.size());
+  for (size_t k = 0; k < got.frames.size(); k++) {
+    EXPECT_EQ(got.frame_num[k], want.frame_num[k]);
+    EXPECT_EQ(got.frames[k], want.frames[k]) << "frame " << k;
+  }
+  ASSERT_TRUE(got.pooled.count("ciede2000"));
+  EXPECT_EQ(got.pooled.at("ciede2000"), want.pooled.at("ciede2000"));
+  std::remove(out.c_str());
+}
+
+TEST(CliCiede, RefusedGeometryNamesTheLimit) {
+  const std::string ref = unpacked_sample("ref"), dist = unpacked_sample("dist");
+  ASSERT_FALSE(ref.empty() || dist.empty());
+  // The sample's bytes read as 4:0:0 pictures (libvmaf's ciede needs chroma).
+  const CliRun r = run_cli("-r " + ref + " -d " + dist + " -w 320 -h 240 -p 400 -b 8 --no_prediction " +
+                           "--feature ciede -q");
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("ciede needs chroma"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace vmafx
