@@ -4,6 +4,7 @@
 
 #include "cpu/adm.h"
 #include "cpu/cambi.h"
+#include "cpu/ciede.h"
 #include "cpu/float_adm.h"
 #include "cpu/float_motion.h"
 #include "cpu/float_vif.h"
@@ -581,5 +582,23 @@ std::unique_ptr<OrderedStage> float_motion_stage(const Options& o) {
   return std::make_unique<FloatMotionStage>(m, o.flag("debug") ? 1 : 0);
 }
 
+// ---- ciede ----
+namespace {
+class CiedeFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::Ciede ciede;
+  Status compute(const FrameView& f, double* out) override { return ciede.compute(*f.ref, *f.dist, out); }
+};
+}  // namespace
+std::vector<std::string> ciede_outputs(const Options&, const VideoGeometry&) { return {"ciede2000"}; }
+Status ciede_check(const Options&, const VideoGeometry& g) {
+  return vmafx::cpu::ciede_check(g.width, g.height, g.chroma, g.bit_depth);
+}
+Status ciede_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<CiedeFeature>();
+  VMAFX_TRY(f->ciede.init(g.width, g.height, g.chroma, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
 
 }  // namespace vmafx::features::hooks

@@ -153,9 +153,13 @@ const std::vector<FeatureDesc>& table() {
     &hooks::float_ssim_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_ssim_check,
     &hooks::float_ssim_make, nullptr,
   },
-  libvmaf_only("ciede",
+  {
+    "ciede",
     {"ciede2000"},
-    {}),
+    {},
+    &hooks::ciede_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::ciede_check,
+    &hooks::ciede_make, nullptr,
+  },
   {
     "psnr",
     {"psnr_y", "psnr_cb", "psnr_cr"},
