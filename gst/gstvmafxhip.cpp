@@ -1312,10 +1312,12 @@ bool check_pair_caps(GstVmafxhip* self) {
         while (s.pairer.held_frames(kDistPad)) s.pairer.drop_oldest(kDistPad, SkipReason::renegotiated, &skips);
         count_skips_locked(self, skips, frame_message_enabled(s), &notes);
       }
-      report_skips(self, &notes);
+      // Asked before anything else: every distorted frame until upstream renegotiates is skipped, and a fast
+      // upstream could otherwise deliver its whole stream while the skips are said.
+      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
       GST_INFO_OBJECT(self, "dist_sink: %s, the reference %s: asking upstream to renegotiate",
                       geometry_string(g[1]).c_str(), geometry_string(g[0]).c_str());
-      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
+      report_skips(self, &notes);
       return true;
     }
     if (a.scale_method == vg::SCALE_NONE || !vg::ScoringSession::scales_distorted()) {
