@@ -14,7 +14,11 @@
 // for the whole run, --upload-stream both runs every host-frame row in both modes (library stream first).
 //
 //   bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] [--no-breakdown]
-//             [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both]
+//             [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both] [--model VERSION]
+//             [--breakdown-features NAME,NAME,...]
+// --model scores another built-in model (vmaf_v1.0.16_3d0h: cambi, speed_chroma, v1's ADM and motion) in the
+// throughput and latency rows; --breakdown-features lists the features of the breakdown (default
+// motion,vif,adm,psnr).
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -46,6 +50,8 @@ struct Options {
   int device = -1;
   // Upload modes of the host-frame rows: -1 as the environment says, 0 library stream, 1 upload stream.
   std::vector<int> upload_modes = {-1};
+  std::string model = "vmaf_v0.6.1";
+  std::vector<std::string> breakdown_features = {"motion", "vif", "adm", "psnr"};
 };
 
 // Sets the upload mode of the scorers made next (their pipeline reads VMAFX_HIP_UPLOAD_STREAM when it is created)
@@ -140,6 +146,7 @@ ScorerConfig config(const Options& o, Backend b) {
   cfg.vendor = o.vendor;
   cfg.device_id = o.device;
   cfg.threads = b == Backend::cpu ? std::max(1u, std::thread::hardware_concurrency()) : 0;
+  cfg.models[0].model = o.model;
   return cfg;
 }
 
@@ -243,6 +250,16 @@ int main(int argc, char** argv) {
       if (!depths_given) o.depths.clear();
       depths_given = true;
       o.depths.push_back(unsigned(std::atoi(argv[++i])));
+    } else if (!std::strcmp(a, "--model") && i + 1 < argc) {
+      o.model = argv[++i];
+    } else if (!std::strcmp(a, "--breakdown-features") && i + 1 < argc) {
+      o.breakdown_features.clear();
+      std::string list = argv[++i];
+      for (size_t at = 0; at <= list.size();) {
+        const size_t comma = std::min(list.find(',', at), list.size());
+        if (comma > at) o.breakdown_features.push_back(list.substr(at, comma - at));
+        at = comma + 1;
+      }
     } else if (!std::strcmp(a, "--no-cpu")) {
       o.cpu = false;
     } else if (!std::strcmp(a, "--no-breakdown")) {
@@ -266,7 +283,8 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(stderr,
                    "usage: bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] "
-                   "[--no-breakdown] [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both]\n");
+                   "[--no-breakdown] [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both] "
+                   "[--model VERSION] [--breakdown-features NAME,...]\n");
       return 1;
     }
   }
@@ -279,6 +297,7 @@ int main(int argc, char** argv) {
   std::printf("device: %s %s (%s), %zu MiB, %s; host: %u hardware threads\n\n", hip::vendor_name(dev->info().vendor),
               dev->info().name.c_str(), dev->info().arch.c_str(), dev->info().total_memory >> 20,
               dev->info().library.c_str(), std::thread::hardware_concurrency());
+  std::printf("model: %s\n\n", o.model.c_str());
   {
     const char* env = std::getenv("VMAFX_HIP_UPLOAD_STREAM");
     const std::string given = env ? "VMAFX_HIP_UPLOAD_STREAM=" + std::string(env) : "VMAFX_HIP_UPLOAD_STREAM unset";
@@ -344,12 +363,12 @@ int main(int argc, char** argv) {
         Frames f;
         make_frames(w, h, bpc, dev, &f);
         const bool big = size_t(w) * h > 4000000;
-        for (const char* feature : {"motion", "vif", "adm", "psnr"}) {
+        for (const std::string& feature : o.breakdown_features) {
           ScorerConfig cfg = config(o, Backend::hip);
           cfg.models.clear();
           cfg.features = {{feature, {}}};
           const Result r = throughput(cfg, f, true, big ? 600 : 1500, 60);
-          std::printf("| %ux%u | %u | %s | %.0f | %.3f |\n", w, h, bpc, feature, r.fps, 1000.0 / r.fps);
+          std::printf("| %ux%u | %u | %s | %.0f | %.3f |\n", w, h, bpc, feature.c_str(), r.fps, 1000.0 / r.fps);
           std::fflush(stdout);
         }
       }

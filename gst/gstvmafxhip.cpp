@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,7 @@
 #include "gstvmafxhipscoring.h"
 #include "gstvmafxhipsettings.h"
 #include "gstvmafxhipsync.h"
+#include "gstvmafxhipupstream.h"
 #include "vmafx/model.h"
 
 GST_DEBUG_CATEGORY(gst_vmafxhip_debug);
@@ -109,6 +111,14 @@ struct ElementState {
   bool dist_renegotiating = false;  // dist_sink was asked for the reference's size; frames of another size wait
   bool sync_done = false;
   std::vector<vg::PadFrame> sync_frames[2];
+  // Preroll: in a non-live pipeline the output's first buffer, and what follows it on the output pad, wait here
+  // (the output pad's thread still pairs and returns at once) until the other pad has its first frame and its
+  // upstream has committed its state, for at most kPrerollHoldUs (gstvmafxhipupstream.h says why). Pushed, in
+  // order, by the output pad's thread only.
+  std::deque<GstMiniObject*> out_held;
+  bool out_open = false;
+  gint64 out_hold_since = 0;                // monotonic time of the first held buffer
+  GstFlowReturn out_flow = GST_FLOW_OK;     // the first failed push of held buffers, returned by the next chain
 
   std::mutex submit_mu;
   std::unique_ptr<vg::ScoringSession> session;  // created at the first pair; pointer changes under submit_mu and mu
@@ -248,6 +258,102 @@ void learn_liveness(GstVmafxhip* self, unsigned p) {
   s.pads[p].upstream_min = GST_CLOCK_TIME_IS_VALID(min) ? min : 0;
   GST_DEBUG_OBJECT(self, "%s: upstream %s, latency %" GST_TIME_FORMAT, pad_name(p), live ? "live" : "not live",
                    GST_TIME_ARGS(min));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Preroll hold (ElementState::out_held)
+
+constexpr gint64 kPrerollHoldUs = 2 * G_USEC_PER_SEC;
+
+void drop_held_output_locked(ElementState& s) {
+  for (GstMiniObject* o : s.out_held) gst_mini_object_unref(o);
+  s.out_held.clear();
+}
+
+// Opens the output when its time has come (or at once with `force`) and pushes what was held, in order. Called by
+// the output pad's streaming thread, without `mu`.
+GstFlowReturn release_output(GstVmafxhip* self, bool force) {
+  ElementState& s = state(self);
+  const unsigned o = 1 - s.out_pad;
+  bool wait_upstream;
+  gint64 deadline;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.out_open) return GST_FLOW_OK;
+    const gint64 now = g_get_monotonic_time();
+    if (!s.out_hold_since) s.out_hold_since = now;
+    deadline = s.out_hold_since + kPrerollHoldUs;
+    const bool partner = s.pads[o].received > 0 || s.pads[o].eos;
+    const bool open_now = force || is_live_locked(s) || s.stopping || s.failed || now >= deadline;
+    if (!partner && !open_now) return GST_FLOW_OK;
+    wait_upstream = partner && !open_now;
+  }
+  if (wait_upstream) {
+    const bool committed = vg::wait_upstream_committed(self->sink[o], deadline, [&s, o] {
+      std::lock_guard<std::mutex> lk(s.mu);
+      return s.stopping || s.failed || s.pads[s.out_pad].flushing || s.pads[o].flushing;
+    });
+    GST_DEBUG_OBJECT(self, "preroll: %s's upstream %s", pad_name(o),
+                     committed ? "committed its state" : "still changing state; the output opens anyway");
+  } else {
+    GST_DEBUG_OBJECT(self, "preroll: the output opens without waiting for %s", pad_name(o));
+  }
+  std::deque<GstMiniObject*> held;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.out_open = true;
+    held.swap(s.out_held);
+  }
+  GstFlowReturn flow = GST_FLOW_OK;
+  for (GstMiniObject* obj : held) {
+    if (flow != GST_FLOW_OK) {
+      gst_mini_object_unref(obj);
+    } else if (GST_IS_BUFFER(obj)) {
+      flow = gst_pad_push(self->src, GST_BUFFER_CAST(obj));
+    } else if (!gst_pad_push_event(self->src, GST_EVENT_CAST(obj))) {
+      GST_DEBUG_OBJECT(self, "a held event was refused downstream");
+    }
+  }
+  if (flow != GST_FLOW_OK) {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (s.out_flow == GST_FLOW_OK) s.out_flow = flow;
+  }
+  return flow;
+}
+
+// The output's buffer: pushed, or held while the output is not open. Output pad's thread.
+GstFlowReturn push_output(GstVmafxhip* self, GstBuffer* buf) {
+  ElementState& s = state(self);
+  (void)release_output(self, false);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    const GstFlowReturn failed = s.out_flow;
+    s.out_flow = GST_FLOW_OK;
+    if (failed != GST_FLOW_OK) {
+      gst_buffer_unref(buf);
+      return failed;
+    }
+    if (!s.out_open) {
+      s.out_held.push_back(GST_MINI_OBJECT_CAST(buf));
+      return GST_FLOW_OK;
+    }
+  }
+  return gst_pad_push(self->src, buf);
+}
+
+// A serialized event of the output pad: pushed, or held behind held buffers (a GAP prerolls like a buffer).
+gboolean push_output_event(GstVmafxhip* self, GstEvent* event) {
+  ElementState& s = state(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    if (!s.out_open && GST_EVENT_IS_SERIALIZED(event) &&
+        (!s.out_held.empty() || GST_EVENT_TYPE(event) == GST_EVENT_GAP)) {
+      if (!s.out_hold_since) s.out_hold_since = g_get_monotonic_time();
+      s.out_held.push_back(GST_MINI_OBJECT_CAST(event));
+      return TRUE;
+    }
+  }
+  return gst_pad_push_event(self->src, event);
 }
 
 vg::FrameTiming timing_in(const GstSegment& seg, GstClockTime pts, GstClockTime duration) {
@@ -812,6 +918,7 @@ void finish_stream(GstVmafxhip* self) {
     post_warning(self, warning, no_pairs ? "one stream ended before any frame could be paired" : "", details);
   post_pooled(self, true);
   GST_DEBUG_OBJECT(self, "end of stream");
+  (void)release_output(self, true);
   gst_pad_push_event(self->src, gst_event_new_eos());
 }
 
@@ -911,6 +1018,14 @@ GstFlowReturn wait_for_room_locked(GstVmafxhip* self, std::unique_lock<std::mute
   while (pad_full_locked(s, p)) {
     if (s.failed) return GST_FLOW_ERROR;
     if (s.pads[p].flushing || s.stopping) return GST_FLOW_FLUSHING;
+    if (p == s.out_pad && !s.out_open) {
+      // The output pad's thread is the one that pushes what the preroll hold keeps.
+      lk.unlock();
+      (void)release_output(self, false);
+      lk.lock();
+      if (!s.out_open) s.cv.wait_for(lk, std::chrono::milliseconds(50));
+      continue;
+    }
     if (!gst_pad_is_linked(self->sink[o])) {
       const std::string text = std::string(pad_name(o)) + " is not linked: " + pad_name(p) + " holds " +
                                std::to_string(s.pairer.held_frames(p)) + " frames waiting for their partners";
@@ -1126,7 +1241,7 @@ GstFlowReturn vmafxhip_chain(GstPad* pad, GstObject* parent, GstBuffer* buf) {
   GstFlowReturn out = GST_FLOW_OK;
   if (output) {
     // The output passes on at once, before any scoring work on this frame.
-    out = gst_pad_push(self->src, gst_buffer_ref(buf));
+    out = push_output(self, gst_buffer_ref(buf));
     if (out == GST_FLOW_FLUSHING) {
       gst_buffer_unref(buf);
       return out;
@@ -1197,10 +1312,12 @@ bool check_pair_caps(GstVmafxhip* self) {
         while (s.pairer.held_frames(kDistPad)) s.pairer.drop_oldest(kDistPad, SkipReason::renegotiated, &skips);
         count_skips_locked(self, skips, frame_message_enabled(s), &notes);
       }
-      report_skips(self, &notes);
+      // Asked before anything else: every distorted frame until upstream renegotiates is skipped, and a fast
+      // upstream could otherwise deliver its whole stream while the skips are said.
+      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
       GST_INFO_OBJECT(self, "dist_sink: %s, the reference %s: asking upstream to renegotiate",
                       geometry_string(g[1]).c_str(), geometry_string(g[0]).c_str());
-      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
+      report_skips(self, &notes);
       return true;
     }
     if (a.scale_method == vg::SCALE_NONE || !vg::ScoringSession::scales_distorted()) {
@@ -1324,6 +1441,13 @@ void output_eos(GstVmafxhip* self) {
     const gint64 start = g_get_monotonic_time();
     for (;;) {
       if (s.failed || s.stopping || s.pads[p].flushing) return;
+      if (!s.out_open) {
+        lk.unlock();
+        (void)release_output(self, false);
+        lk.lock();
+        if (!s.out_open) s.cv.wait_for(lk, std::chrono::milliseconds(50));
+        continue;
+      }
       const bool live = is_live_locked(s);
       if (live ? s.pairer.over() : s.pads[o].eos) break;
       const gint64 waited = g_get_monotonic_time() - start;
@@ -1387,7 +1511,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
       }
       prepare_live_session(self, p);
       // The output passes through unchanged: its caps go downstream as they came.
-      if (output) return gst_pad_push_event(self->src, event);
+      if (output) return push_output_event(self, event);
       gst_event_unref(event);
       return TRUE;
     }
@@ -1406,7 +1530,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         std::lock_guard<std::mutex> lk(s.mu);
         gst_segment_copy_into(seg, &s.pads[p].segment);
       }
-      if (output) return gst_pad_push_event(self->src, event);
+      if (output) return push_output_event(self, event);
       gst_event_unref(event);
       return TRUE;
     }
@@ -1424,7 +1548,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         s.pairer.gap(p, end, &skips);
       }
       (void)after_pairing(self, &pairs, &skips, nullptr);
-      if (output) return gst_pad_push_event(self->src, event);
+      if (output) return push_output_event(self, event);
       gst_event_unref(event);
       return TRUE;
     }
@@ -1474,6 +1598,7 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
           end_segment = true;
         }
         if (s.session) s.session->interrupt();
+        if (output) drop_held_output_locked(s);
         s.cv.notify_all();
       }
       gboolean ret = TRUE;
@@ -1495,19 +1620,20 @@ gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
         gst_segment_init(&ps.segment, GST_FORMAT_TIME);
         s.pairer.reset_pad(p);
         s.finished = false;
+        if (output) s.out_flow = GST_FLOW_OK;
       }
       if (output) return gst_pad_push_event(self->src, event);
       gst_event_unref(event);
       return TRUE;
     }
     case GST_EVENT_STREAM_START:
-      if (output) return gst_pad_push_event(self->src, event);
+      if (output) return push_output_event(self, event);
       gst_event_unref(event);
       return TRUE;
     default: break;
   }
   // Everything else follows the output stream; the other pad's events stop here.
-  if (output) return gst_pad_event_default(pad, parent, event);
+  if (output) return GST_EVENT_IS_SERIALIZED(event) ? push_output_event(self, event) : gst_pad_event_default(pad, parent, event);
   gst_event_unref(event);
   return TRUE;
 }
@@ -1770,6 +1896,10 @@ bool start(GstVmafxhip* self) {
     s.sync_done = false;
     s.dist_renegotiating = false;
     s.notices_said.clear();
+    drop_held_output_locked(s);
+    s.out_open = false;
+    s.out_hold_since = 0;
+    s.out_flow = GST_FLOW_OK;
   }
   s.frames_scored.store(0);
   s.frames_skipped.store(0);
@@ -1825,6 +1955,7 @@ void stop(GstVmafxhip* self) {
     gst_caps_replace(&ps.caps, nullptr);
     ps.has_info = false;
   }
+  drop_held_output_locked(s);
   s.stopping = false;
 }
 

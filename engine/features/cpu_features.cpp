@@ -6,6 +6,7 @@
 
 #include "cpu/adm.h"
 #include "cpu/cambi.h"
+#include "cpu/ciede.h"
 #include "cpu/float_adm.h"
 #include "cpu/float_motion.h"
 #include "cpu/float_vif.h"
@@ -13,6 +14,7 @@
 #include "cpu/ms_ssim.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
+#include "cpu/psnr_hvs.h"
 #include "cpu/speed.h"
 #include "cpu/ssim.h"
 #include "cpu/vif.h"
@@ -101,6 +103,19 @@ class PsnrFeature final : public CpuFeature {
     uint64_t sse[3];
     VMAFX_TRY(vmafx::cpu::psnr_sse(*f.ref, *f.dist, plan, sse));
     vmafx::cpu::psnr_values(plan, sse, out);
+    return Status::ok();
+  }
+};
+
+class PsnrHvsFeature final : public CpuFeature {
+ public:
+  Status compute(const FrameView& f, double* out) override {
+    vmafx::cpu::PsnrHvsScores s;
+    VMAFX_TRY(vmafx::cpu::psnr_hvs(*f.ref, *f.dist, &s));
+    out[0] = s.y;
+    out[1] = s.cb;
+    out[2] = s.cr;
+    out[3] = s.psnr_hvs;
     return Status::ok();
   }
 };
@@ -448,6 +463,16 @@ std::unique_ptr<OrderedStage> psnr_stage(const Options& o, const VideoGeometry& 
   return std::make_unique<PsnrStage>(plan);
 }
 
+// ---- psnr_hvs ----
+std::vector<std::string> psnr_hvs_outputs(const Options&, const VideoGeometry&) {
+  return {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"};
+}
+Status psnr_hvs_check(const Options&, const VideoGeometry& g) { return vmafx::cpu::psnr_hvs_check(g.bit_depth, g.chroma); }
+Status psnr_hvs_make(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>* out) {
+  *out = std::make_unique<PsnrHvsFeature>();
+  return Status::ok();
+}
+
 // ---- float_ssim / float_ms_ssim ----
 vmafx::cpu::SsimReport ssim_cpu_report(const Options& o, const VideoGeometry& g) {
   return vmafx::cpu::ssim_report(o.flag("enable_db"), o.flag("clip_db"), o.flag("enable_lcs"), g.width, g.height,
@@ -641,5 +666,23 @@ std::unique_ptr<OrderedStage> float_motion_stage(const Options& o, const VideoGe
   return std::make_unique<FloatMotionStage>(m, o.flag("debug") ? 1 : 0);
 }
 
+// ---- ciede ----
+namespace {
+class CiedeFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::Ciede ciede;
+  Status compute(const FrameView& f, double* out) override { return ciede.compute(*f.ref, *f.dist, out); }
+};
+}  // namespace
+std::vector<std::string> ciede_outputs(const Options&, const VideoGeometry&) { return {"ciede2000"}; }
+Status ciede_check(const Options&, const VideoGeometry& g) {
+  return vmafx::cpu::ciede_check(g.width, g.height, g.chroma, g.bit_depth);
+}
+Status ciede_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<CiedeFeature>();
+  VMAFX_TRY(f->ciede.init(g.width, g.height, g.chroma, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
 
 }  // namespace vmafx::features::hooks

@@ -153,9 +153,13 @@ const std::vector<FeatureDesc>& table() {
     &hooks::float_ssim_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_ssim_check,
     &hooks::float_ssim_make, nullptr,
   },
-  libvmaf_only("ciede",
+  {
+    "ciede",
     {"ciede2000"},
-    {}),
+    {},
+    &hooks::ciede_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::ciede_check,
+    &hooks::ciede_make, nullptr,
+  },
   {
     "psnr",
     {"psnr_y", "psnr_cb", "psnr_cr"},
@@ -170,9 +174,13 @@ const std::vector<FeatureDesc>& table() {
     // enable_apsnr: every frame (libvmaf's psnr is temporal), its SSE handed to the stage that sums it.
     &hooks::psnr_stage, nullptr, ~0u, 0, &hooks::psnr_temporal, &hooks::psnr_stage_inputs,
   },
-  libvmaf_only("psnr_hvs",
+  {
+    "psnr_hvs",
     {"psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs"},
-    {}),
+    {},
+    &hooks::psnr_hvs_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::psnr_hvs_check,
+    &hooks::psnr_hvs_make, nullptr,
+  },
   {
     "adm",
     {"VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score", "VMAF_integer_feature_adm3_score",

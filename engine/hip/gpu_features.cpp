@@ -18,6 +18,7 @@
 #include "hip/float_vif_gpu.h"
 #include "hip/motion_gpu.h"
 #include "hip/psnr_gpu.h"
+#include "hip/psnr_hvs_gpu.h"
 #include "hip/speed_gpu.h"
 #include "hip/ssim_gpu.h"
 #include "hip/vif_gpu.h"
@@ -111,6 +112,18 @@ Status make_psnr(const Instance& inst, const VideoGeometry& g, const std::shared
   return Status::ok();
 }
 
+// psnr_hvs has no options; it reads all three planes of both pictures.
+Status make_psnr_hvs(const Instance&, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                     std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  std::unique_ptr<PsnrHvsGpu> p;
+  Status s = PsnrHvsGpu::create(dev, g.width, g.height, g.bit_depth, g.chroma, slots, &p);
+  if (s.code() == Errc::unsupported) return Status::ok();  // a geometry the kernel's grid cannot index: the CPU's
+  VMAFX_TRY(s);
+  *out = std::move(p);
+  needs->chroma = true;
+  return Status::ok();
+}
+
 // Every option of float_ssim and float_ms_ssim: the kernels give the means, the CPU's own functions report them
 // (dB and its cap, the l / c / s terms); float_ssim's scale sizes the kernels' decimation.
 Status make_float_ssim(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
@@ -191,6 +204,7 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"vif", &make_vif},
     {"motion", &make_motion},
     {"psnr", &make_psnr},
+    {"psnr_hvs", &make_psnr_hvs},
     {"float_ssim", &make_float_ssim},
     {"float_ms_ssim", &make_float_ms_ssim},
     {"speed_chroma", &make_speed_chroma},

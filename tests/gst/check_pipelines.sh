@@ -39,6 +39,20 @@ gst-launch-1.0 -q filesrc location="$data/c_321x241_8b_blurnoise.yuv" \
   > "$work/enc.txt"
 check "score-encoded.sh scores 12 frames" '[ "$(grep -c "^frame" "$work/enc.txt")" = 12 ] && grep -q "^pooled over 12 frames" "$work/enc.txt"'
 
+# 2b. The same with decodebin (GStreamer 1.22 could leave such a gst-launch run hanging after EOS: docs/element.md,
+# "Preroll"); five runs, each bounded.
+source "$src/pipelines/raw-layout.sh"
+raw_layout I420 321 241
+hung=0
+for i in 1 2 3 4 5; do
+  if ! timeout 120 gst-launch-1.0 -q filesrc location="$data/c_321x241_8b_ref.yuv" ! $RAW_PARSE ! v.ref_sink \
+      filesrc location="$work/dist.avi" ! decodebin ! videoconvert dither=none ! video/x-raw,format=I420 ! v.dist_sink \
+      vmafxhip name=v threads=1 ! fakesink > "$work/decodebin.txt" 2>&1; then
+    hung=$((hung + 1))
+  fi
+done
+check "decodebin: 5 gst-launch runs end within 120 s each (did not: $hung)" '[ "$hung" = 0 ]'
+
 # 3. videotestsrc against its JPEG round trip.
 "$src/pipelines/score-videotestsrc-jpeg.sh" 8 40 threads=1 > "$work/vts.txt"
 check "score-videotestsrc-jpeg.sh scores 8 frames" '[ "$(grep -c "^frame" "$work/vts.txt")" = 8 ] && grep -q "^pooled over 8 frames" "$work/vts.txt"'

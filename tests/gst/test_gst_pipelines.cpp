@@ -8,7 +8,9 @@
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -690,6 +692,193 @@ TEST(Caps, ASmallerDistortedStreamIsScaledAndSaysFromWhat) {
     const gchar* from = gst_structure_get_string(f.get(), "scaled-from");
     EXPECT_STREQ(from, "160x120");
     EXPECT_GT(get_double(f.get(), "psnr-y"), 20.0);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Preroll: the sink gets its first buffer only once the other pad has its first frame and the elements upstream of it
+// have committed their state (gstvmafxhipupstream.h: GStreamer 1.22 may otherwise never forward EOS when decodebin
+// finishes the preroll last), and that wait is bounded, so a producer that starts only in PLAYING still works.
+
+// Monotonic time of the first buffer through a pad (a probe), 0 while none.
+struct FirstBuffer {
+  std::mutex mu;
+  gint64 at = 0;
+  void watch(GstElement* pipeline, const char* element, const char* pad) {
+    GstElement* e = gst_bin_get_by_name(GST_BIN(pipeline), element);
+    GstPad* p = gst_element_get_static_pad(e, pad);
+    gst_pad_add_probe(
+        p, GST_PAD_PROBE_TYPE_BUFFER,
+        [](GstPad*, GstPadProbeInfo*, gpointer user) {
+          auto* self = static_cast<FirstBuffer*>(user);
+          std::lock_guard<std::mutex> lk(self->mu);
+          if (!self->at) self->at = g_get_monotonic_time();
+          return GST_PAD_PROBE_OK;
+        },
+        this, nullptr);
+    gst_object_unref(p);
+    gst_object_unref(e);
+  }
+  gint64 get() {
+    std::lock_guard<std::mutex> lk(mu);
+    return at;
+  }
+};
+
+// Ten reference frames at once; the distorted ones from a thread, `delay_ms` after the pipeline is built (or, with
+// `after_playing`, once the pipeline posted PLAYING).
+RunResult run_late_distorted(unsigned delay_ms, bool after_playing, FirstBuffer* sink_first, FirstBuffer* dist_first) {
+  RunOptions opt;
+  std::thread feeder;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool playing = false;
+  opt.setup = [&](GstElement* pipeline) {
+    sink_first->watch(pipeline, "sink", "sink");
+    dist_first->watch(pipeline, "v", "dist_sink");
+    GstBus* bus = gst_element_get_bus(pipeline);
+    gst_bus_enable_sync_message_emission(bus);
+    struct Ctx {
+      GstElement* pipeline;
+      std::mutex* mu;
+      std::condition_variable* cv;
+      bool* playing;
+    };
+    auto* ctx = new Ctx{pipeline, &mu, &cv, &playing};
+    g_signal_connect_data(
+        bus, "sync-message::state-changed",
+        G_CALLBACK((+[](GstBus*, GstMessage* m, gpointer user) {
+          auto* c = static_cast<Ctx*>(user);
+          GstState next;
+          gst_message_parse_state_changed(m, nullptr, &next, nullptr);
+          if (GST_MESSAGE_SRC(m) != GST_OBJECT(c->pipeline) || next != GST_STATE_PLAYING) return;
+          std::lock_guard<std::mutex> lk(*c->mu);
+          *c->playing = true;
+          c->cv->notify_all();
+        })),
+        ctx, [](gpointer c, GClosure*) { delete static_cast<Ctx*>(c); }, GConnectFlags(0));
+    gst_object_unref(bus);
+    GstElement* r = gst_bin_get_by_name(GST_BIN(pipeline), "r");
+    for (unsigned i = 0; i < 10; i++)
+      gst_app_src_push_buffer(GST_APP_SRC(r), ramp_frame(64, 48, i, i * 40 * GST_MSECOND, 40 * GST_MSECOND));
+    gst_app_src_end_of_stream(GST_APP_SRC(r));
+    gst_object_unref(r);
+    GstElement* d = gst_bin_get_by_name(GST_BIN(pipeline), "d");
+    feeder = std::thread([d, delay_ms, after_playing, &mu, &cv, &playing] {
+      if (after_playing) {
+        std::unique_lock<std::mutex> lk(mu);
+        // Bounded: a deadlocked preroll fails the test on the run's own bound, not here.
+        cv.wait_for(lk, std::chrono::seconds(120), [&] { return playing; });
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      }
+      for (unsigned i = 0; i < 10; i++)
+        gst_app_src_push_buffer(GST_APP_SRC(d), ramp_frame(64, 48, i, i * 40 * GST_MSECOND, 40 * GST_MSECOND));
+      gst_app_src_end_of_stream(GST_APP_SRC(d));
+      gst_object_unref(d);
+    });
+  };
+  const std::string caps = "video/x-raw,format=I420,width=64,height=48,framerate=25/1";
+  RunResult r = run("appsrc name=r format=time caps=\"" + caps + "\" ! v.ref_sink appsrc name=d format=time caps=\"" +
+                        caps + "\" ! v.dist_sink vmafxhip name=v psnr=true ! fakesink name=sink",
+                    opt);
+  if (feeder.joinable()) {
+    {
+      std::lock_guard<std::mutex> lk(mu);
+      playing = true;  // a run that ended otherwise releases the feeder
+    }
+    cv.notify_all();
+    feeder.join();
+  }
+  return r;
+}
+
+TEST(Preroll, TheFirstOutputWaitsForTheOtherPadsFirstFrame) {
+  REQUIRE_GST();
+  FirstBuffer sink, dist;
+  const RunResult r = run_late_distorted(600, false, &sink, &dist);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 10u);
+  expect_identical_pairs(r, "late distorted");
+  ASSERT_GT(dist.get(), 0);
+  ASSERT_GT(sink.get(), 0);
+  EXPECT_GE(sink.get(), dist.get()) << "the sink prerolled " << (dist.get() - sink.get()) / 1000
+                                    << " ms before dist_sink had a frame";
+}
+
+// A producer that starts only once the pipeline plays: the hold ends after its bound and the run completes.
+TEST(Preroll, TheHoldIsBoundedForAProducerThatWaitsForPlaying) {
+  REQUIRE_GST();
+  FirstBuffer sink, dist;
+  const RunResult r = run_late_distorted(0, true, &sink, &dist);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 10u);
+  expect_identical_pairs(r, "distorted after PLAYING");
+  EXPECT_GT(dist.get(), sink.get());
+}
+
+// decodebin on the distorted branch (MJPEG in AVI, made here): the sink's READY -> PAUSED comes after decodebin's.
+TEST(Preroll, TheSinkPrerollsAfterDecodebinOnTheOtherBranch) {
+  REQUIRE_GST();
+  REQUIRE_ELEMENTS("jpegenc", "avimux", "avidemux", "jpegdec", "decodebin");
+  const std::string avi = temp_path("preroll.avi");
+  const std::string caps = "video/x-raw,format=I420,width=64,height=48,framerate=25/1";
+  {
+    GError* err = nullptr;
+    GstElement* enc = gst_parse_launch(
+        ("videotestsrc num-buffers=12 pattern=ball ! " + caps + " ! jpegenc ! avimux ! filesink location=\"" + avi + "\"")
+            .c_str(),
+        &err);
+    ASSERT_NE(enc, nullptr) << (err ? err->message : "");
+    gst_element_set_state(enc, GST_STATE_PLAYING);
+    GstBus* bus = gst_element_get_bus(enc);
+    GstMessage* m = gst_bus_timed_pop_filtered(bus, 120 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    ASSERT_NE(m, nullptr) << "making the AVI: no EOS within 120 s";
+    EXPECT_EQ(GST_MESSAGE_TYPE(m), GST_MESSAGE_EOS);
+    gst_message_unref(m);
+    gst_object_unref(bus);
+    gst_element_set_state(enc, GST_STATE_NULL);
+    gst_object_unref(enc);
+  }
+  for (int run_i = 0; run_i < 3; run_i++) {
+    std::mutex mu;
+    std::vector<std::string> paused;  // elements in the order they posted READY -> PAUSED
+    RunOptions opt;
+    opt.setup = [&](GstElement* pipeline) {
+      GstBus* bus = gst_element_get_bus(pipeline);
+      gst_bus_enable_sync_message_emission(bus);
+      struct Ctx {
+        std::mutex* mu;
+        std::vector<std::string>* paused;
+      };
+      g_signal_connect_data(
+          bus, "sync-message::state-changed",
+          G_CALLBACK((+[](GstBus*, GstMessage* m, gpointer user) {
+            auto* c = static_cast<Ctx*>(user);
+            GstState old, next;
+            gst_message_parse_state_changed(m, &old, &next, nullptr);
+            if (old != GST_STATE_READY || next != GST_STATE_PAUSED) return;
+            std::lock_guard<std::mutex> lk(*c->mu);
+            c->paused->push_back(GST_OBJECT_NAME(GST_MESSAGE_SRC(m)));
+          })),
+          new Ctx{&mu, &paused}, [](gpointer c, GClosure*) { delete static_cast<Ctx*>(c); }, GConnectFlags(0));
+      gst_object_unref(bus);
+    };
+    const RunResult r =
+        run("videotestsrc num-buffers=12 pattern=ball ! " + caps + " ! v.ref_sink filesrc location=\"" + avi +
+                "\" ! decodebin name=dec ! videoconvert ! " + caps + " ! v.dist_sink vmafxhip name=v ! fakesink name=sink",
+            opt);
+    ASSERT_TRUE(r.eos) << r.describe_errors();
+    EXPECT_EQ(r.frames.size(), 12u);
+    std::lock_guard<std::mutex> lk(mu);
+    const auto at = [&](const char* name) {
+      return std::find(paused.begin(), paused.end(), name) - paused.begin();
+    };
+    std::string order;
+    for (const auto& n : paused) order += n + " ";
+    ASSERT_LT(at("dec"), long(paused.size())) << order;
+    ASSERT_LT(at("sink"), long(paused.size())) << order;
+    EXPECT_LT(at("dec"), at("sink")) << "run " << run_i << ": READY -> PAUSED order " << order;
   }
 }
 
