@@ -999,25 +999,27 @@ TEST(CliFeatureOptions, ResultsFilesEqualLibvmafsInEveryFormat) {
   std::printf("%u results files equal to libvmaf's (version and fps aside)\n", files);
 }
 
-// The presets reach the engine: --nflx_ctc v1.0 (both 4K models, psnr with apsnr, float_ssim in clipped dB, cambi)
-// writes libvmaf's JSON; --aom_ctc v1.0 runs, or fails naming only a feature vmafx does not compute yet (ciede,
-// psnr_hvs), never an option of psnr, float_ssim or float_ms_ssim.
-TEST(CliFeatureOptions, CtcPresetsRun) {
+// The presets as libvmaf 3.2 runs them on the sample pair: --nflx_ctc v1.0 (both 4K models, psnr with apsnr,
+// float_ssim in clipped dB, cambi), --aom_ctc v1.0 (both models, psnr with reduced_hbd_peak, apsnr and min_sse, ciede,
+// float_ssim and float_ms_ssim in clipped dB, psnr_hvs) and v7.0 (cambi, float_ssim scale=1): libvmaf's JSON, the
+// same bytes but for version and fps.
+TEST(CliFeatureOptions, CtcPresetsWriteLibvmafsJson) {
   const std::string ref = sample("ref"), dist = sample("dist");
-  Streams nflx = run_streams("", raw_args(ref, dist) + " -q --nflx_ctc v1.0 --json -o " + tmp("nflx_ctc.json"));
-  ASSERT_EQ(nflx.status, 0) << nflx.err;
-  EXPECT_EQ(without_version_and_fps(slurp(tmp("nflx_ctc.json"))),
-            without_version_and_fps(slurp(project_data_dir() + "/output/sample_nflx_ctc.json")));
-  Streams aom = run_streams("", raw_args(ref, dist) + " -q --aom_ctc v1.0 --json -o " + tmp("aom_ctc.json"));
-  if (aom.status != 0) {
-    EXPECT_EQ(aom.status, 1) << aom.err;
-    const bool lacks_feature = aom.err.find("unknown feature 'ciede'") != std::string::npos ||
-                               aom.err.find("unknown feature 'psnr_hvs'") != std::string::npos;
-    EXPECT_TRUE(lacks_feature) << aom.err;
-    std::printf("--aom_ctc v1.0: %s", aom.err.c_str());
-  } else {
-    nlohmann::json j = nlohmann::json::parse(slurp(tmp("aom_ctc.json")));
-    EXPECT_EQ(j.at("aggregate_metrics").size(), 3u);
+  const struct {
+    const char* args;
+    const char* oracle;
+  } cases[] = {
+      {"--nflx_ctc v1.0", "sample_nflx_ctc.json"},
+      {"--aom_ctc v1.0", "sample_aom_ctc.json"},
+      {"--aom_ctc v7.0", "sample_aom_ctc_v7.json"},
+  };
+  for (const auto& c : cases) {
+    const std::string out = tmp(std::string(c.oracle));
+    Streams r = run_streams("", raw_args(ref, dist) + " -q " + c.args + " --json -o " + out);
+    ASSERT_EQ(r.status, 0) << c.args << ": " << r.err;
+    EXPECT_EQ(without_version_and_fps(slurp(out)), without_version_and_fps(slurp(project_data_dir() + "/output/" +
+                                                                              c.oracle)))
+        << c.args;
   }
 }
 
