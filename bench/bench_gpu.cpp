@@ -18,7 +18,7 @@
 //             [--breakdown-features NAME,NAME,...]
 // --model scores another built-in model (vmaf_v1.0.16_3d0h: cambi, speed_chroma, v1's ADM and motion) in the
 // throughput and latency rows; --breakdown-features lists the features of the breakdown (default
-// motion,vif,adm,psnr).
+// motion,vif,adm,psnr), each in libvmaf's syntax NAME[=OPT=VAL:...].
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -366,7 +366,18 @@ int main(int argc, char** argv) {
         for (const std::string& feature : o.breakdown_features) {
           ScorerConfig cfg = config(o, Backend::hip);
           cfg.models.clear();
-          cfg.features = {{feature, {}}};
+          // libvmaf's syntax: NAME[=OPT=VAL:OPT=VAL...]
+          FeatureRequest req;
+          const size_t eq = feature.find('=');
+          req.name = feature.substr(0, eq);
+          for (size_t at = eq == std::string::npos ? feature.size() : eq + 1; at < feature.size();) {
+            const size_t colon = std::min(feature.find(':', at), feature.size());
+            const std::string kv = feature.substr(at, colon - at);
+            const size_t e2 = kv.find('=');
+            if (e2 != std::string::npos) req.options.push_back({kv.substr(0, e2), kv.substr(e2 + 1)});
+            at = colon + 1;
+          }
+          cfg.features = {req};
           const Result r = throughput(cfg, f, true, big ? 600 : 1500, 60);
           std::printf("| %ux%u | %u | %s | %.0f | %.3f |\n", w, h, bpc, feature.c_str(), r.fps, 1000.0 / r.fps);
           std::fflush(stdout);

@@ -16,7 +16,7 @@ LIBVMAF=$R/bench/libvmaf-vmaf
 MODEL=$R/bench/vmaf_v1.0.16_3d0h.json
 echo "== bench-gpu, vmaf_v1.0.16_3d0h"
 $R/bench/bench-gpu --model vmaf_v1.0.16_3d0h --bitdepth 8 --size 1920x1080 --size 3840x2160 \
-  --breakdown-features cambi,speed_chroma,adm,motion,vif
+  --breakdown-features "cambi,cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17,speed_chroma,speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45,adm,adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_noise_weight=0.02:adm_min_val=0.5:adm_csf_mode=2,motion,vif"
 for s in ref x264crf35; do
   [ -s /tmp/d1080x4_$s.yuv ] || for i in $(seq 150); do cat $D/d_1920x1080_8b_$s.yuv; done | head -c $((3110400 * 1200)) > /tmp/d1080x4_$s.yuv
 done
