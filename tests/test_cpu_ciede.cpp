@@ -285,22 +285,12 @@ std::vector<uint8_t> engine_file(const SynthClip& c, bool dist) {
   return out;
 }
 
-Status write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return {Errc::io_error, "cannot write " + path};
-  const size_t n = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  return n == bytes.size() ? Status::ok() : Status{Errc::io_error, "short write " + path};
-}
-
-const char* chroma_arg(Chroma c) { return c == Chroma::k420 ? "420" : c == Chroma::k422 ? "422" : "444"; }
-
 Status open_synth(const SynthClip& c, test::PairClips* out) {
   const std::string base = ::testing::TempDir() + "/vmafx_ciede_" + std::to_string(::getpid()) + "_" + c.name;
-  VMAFX_TRY(write_file(base + "_ref.yuv", engine_file(c, false)));
-  VMAFX_TRY(write_file(base + "_dist.yuv", engine_file(c, true)));
+  VMAFX_TRY(test::write_file(base + "_ref.yuv", engine_file(c, false)));
+  VMAFX_TRY(test::write_file(base + "_dist.yuv", engine_file(c, true)));
   FormatInfo fmt;
-  VMAFX_TRY(parse_pixel_format(chroma_arg(c.chroma), c.bpc, &fmt));
+  VMAFX_TRY(parse_pixel_format(test::chroma_arg(c.chroma), c.bpc, &fmt));
   Status s = out->ref.open(base + "_ref.yuv", c.w, c.h, fmt);
   if (s) s = out->dist.open(base + "_dist.yuv", c.w, c.h, fmt);
   std::remove((base + "_ref.yuv").c_str());
@@ -312,9 +302,9 @@ TEST(CpuCiede, SyntheticClipsEqualLibvmafBitForBit) {
   const char* dump = std::getenv("VMAFX_DUMP_CIEDE_CLIPS");
   if (dump && *dump) {
     for (const SynthClip& c : kClips) {
-      ASSERT_OK(write_file(std::string(dump) + "/" + c.name + "_ref.yuv", libvmaf_file(c, false)));
-      ASSERT_OK(write_file(std::string(dump) + "/" + c.name + "_dist.yuv", libvmaf_file(c, true)));
-      std::printf("%s %u %u %s %u\n", c.name, c.w, c.h, chroma_arg(c.chroma), c.bpc);
+      ASSERT_OK(test::write_file(std::string(dump) + "/" + c.name + "_ref.yuv", libvmaf_file(c, false)));
+      ASSERT_OK(test::write_file(std::string(dump) + "/" + c.name + "_dist.yuv", libvmaf_file(c, true)));
+      std::printf("%s %u %u %s %u\n", c.name, c.w, c.h, test::chroma_arg(c.chroma), c.bpc);
     }
     GTEST_SKIP() << "clips written to " << dump;
   }

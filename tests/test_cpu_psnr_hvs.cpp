@@ -204,24 +204,14 @@ std::vector<uint8_t> synth_file(const SynthClip& c, bool dist, bool libvmaf_layo
   return out;
 }
 
-Status write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return {Errc::io_error, "cannot write " + path};
-  const size_t n = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  return n == bytes.size() ? Status::ok() : Status{Errc::io_error, "short write " + path};
-}
-
-const char* chroma_arg(Chroma c) { return c == Chroma::k420 ? "420" : c == Chroma::k422 ? "422" : "444"; }
-
 Status open_synth(const SynthClip& c, test::PairClips* out) {
   const char* tmp = std::getenv("TMPDIR");
   const std::string base =
       std::string(tmp && *tmp ? tmp : "/tmp") + "/vmafx_hvs_" + std::to_string(::getpid()) + "_" + c.name;
-  VMAFX_TRY(write_file(base + "_ref.yuv", synth_file(c, false)));
-  VMAFX_TRY(write_file(base + "_dist.yuv", synth_file(c, true)));
+  VMAFX_TRY(test::write_file(base + "_ref.yuv", synth_file(c, false)));
+  VMAFX_TRY(test::write_file(base + "_dist.yuv", synth_file(c, true)));
   FormatInfo fmt;
-  VMAFX_TRY(parse_pixel_format(chroma_arg(c.chroma), c.bpc, &fmt));
+  VMAFX_TRY(parse_pixel_format(test::chroma_arg(c.chroma), c.bpc, &fmt));
   Status s = out->ref.open(base + "_ref.yuv", c.w, c.h, fmt);
   if (s.is_ok()) s = out->dist.open(base + "_dist.yuv", c.w, c.h, fmt);
   std::remove((base + "_ref.yuv").c_str());
@@ -233,9 +223,9 @@ TEST(CpuPsnrHvs, SyntheticClipsMatchLibvmafBitForBit) {
   const char* dump = std::getenv("VMAFX_DUMP_PSNR_HVS_CLIPS");
   if (dump && *dump) {
     for (const SynthClip& c : kClips) {
-      ASSERT_OK(write_file(std::string(dump) + "/" + c.name + "_ref.yuv", synth_file(c, false, true)));
-      ASSERT_OK(write_file(std::string(dump) + "/" + c.name + "_dist.yuv", synth_file(c, true, true)));
-      std::printf("%s %u %u %s %u\n", c.name, c.w, c.h, chroma_arg(c.chroma), c.bpc);
+      ASSERT_OK(test::write_file(std::string(dump) + "/" + c.name + "_ref.yuv", synth_file(c, false, true)));
+      ASSERT_OK(test::write_file(std::string(dump) + "/" + c.name + "_dist.yuv", synth_file(c, true, true)));
+      std::printf("%s %u %u %s %u\n", c.name, c.w, c.h, test::chroma_arg(c.chroma), c.bpc);
     }
     GTEST_SKIP() << "clips written to " << dump;
   }

@@ -168,25 +168,15 @@ std::vector<uint8_t> synth_file(const SynthClip& c, bool dist) {
   return out;
 }
 
-Status write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return {Errc::io_error, "cannot write " + path};
-  const size_t n = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  std::fclose(f);
-  return n == bytes.size() ? Status::ok() : Status{Errc::io_error, "short write " + path};
-}
-
-const char* chroma_arg(Chroma c) { return c == Chroma::k420 ? "420" : c == Chroma::k422 ? "422" : "444"; }
-
 // Opens a synthetic clip pair (written once into the temporary directory).
 Status open_synth(const SynthClip& c, test::PairClips* out) {
   const char* tmp = std::getenv("TMPDIR");
   const std::string dir = std::string(tmp && *tmp ? tmp : "/tmp");
   const std::string base = dir + "/vmafx_speed_" + std::to_string(::getpid()) + "_" + c.name;
-  VMAFX_TRY(write_file(base + "_ref.yuv", synth_file(c, false)));
-  VMAFX_TRY(write_file(base + "_dist.yuv", synth_file(c, true)));
+  VMAFX_TRY(test::write_file(base + "_ref.yuv", synth_file(c, false)));
+  VMAFX_TRY(test::write_file(base + "_dist.yuv", synth_file(c, true)));
   FormatInfo fmt;
-  VMAFX_TRY(parse_pixel_format(chroma_arg(c.chroma), c.bpc, &fmt));
+  VMAFX_TRY(parse_pixel_format(test::chroma_arg(c.chroma), c.bpc, &fmt));
   VMAFX_TRY(out->ref.open(base + "_ref.yuv", c.w, c.h, fmt));
   VMAFX_TRY(out->dist.open(base + "_dist.yuv", c.w, c.h, fmt));
   std::remove((base + "_ref.yuv").c_str());
@@ -263,9 +253,9 @@ TEST(CpuSpeed, SyntheticClipsMatchScratchLibvmafForEveryOption) {
   const char* dump = std::getenv("VMAFX_DUMP_SPEED_CLIPS");
   if (dump && *dump) {
     for (const SynthClip& c : kClips) {
-      ASSERT_OK(write_file(std::string(dump) + "/" + c.name + "_ref.yuv", synth_file(c, false)));
-      ASSERT_OK(write_file(std::string(dump) + "/" + c.name + "_dist.yuv", synth_file(c, true)));
-      std::printf("%s %u %u %s %u\n", c.name, c.w, c.h, chroma_arg(c.chroma), c.bpc);
+      ASSERT_OK(test::write_file(std::string(dump) + "/" + c.name + "_ref.yuv", synth_file(c, false)));
+      ASSERT_OK(test::write_file(std::string(dump) + "/" + c.name + "_dist.yuv", synth_file(c, true)));
+      std::printf("%s %u %u %s %u\n", c.name, c.w, c.h, test::chroma_arg(c.chroma), c.bpc);
     }
     GTEST_SKIP() << "clips written to " << dump;
   }

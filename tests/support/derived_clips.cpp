@@ -3,10 +3,8 @@
 
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <map>
 #include <mutex>
 
@@ -76,15 +74,6 @@ void append_picture(const DerivedClip& c, const PictureView& src, unsigned f, bo
   }
 }
 
-Status write_bytes(const std::string& path, const std::string& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) return {Errc::io_error, "cannot write " + path + ": " + std::strerror(errno)};
-  const size_t n = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  const bool ok = std::fclose(f) == 0 && n == bytes.size();
-  if (!ok) return {Errc::io_error, "writing " + path + " failed"};
-  return Status::ok();
-}
-
 }  // namespace
 
 VideoGeometry derived_geometry(const DerivedClip& c) {
@@ -101,8 +90,8 @@ Status write_derived_clip(const DerivedClip& c, const std::string& dir) {
     // An identical pair repeats the reference (its pattern too).
     append_picture(c, c.identical ? sample.ref.frame(f) : sample.dist.frame(f), f, !c.identical, &dist);
   }
-  VMAFX_TRY(write_bytes(dir + "/" + c.name + "_ref.yuv", ref));
-  return write_bytes(dir + "/" + c.name + "_dist.yuv", dist);
+  VMAFX_TRY(write_file(dir + "/" + c.name + "_ref.yuv", ref.data(), ref.size()));
+  return write_file(dir + "/" + c.name + "_dist.yuv", dist.data(), dist.size());
 }
 
 Status open_derived_clip(const DerivedClip& c, PairClips* out) {

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -36,6 +38,17 @@ bool file_exists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
 }
+
+Status write_file(const std::string& path, const void* data, size_t size) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return {Errc::io_error, "cannot write " + path + ": " + std::strerror(errno)};
+  const size_t n = std::fwrite(data, 1, size, f);
+  const bool ok = std::fclose(f) == 0 && n == size;
+  if (!ok) return {Errc::io_error, "writing " + path + " failed"};
+  return Status::ok();
+}
+
+const char* chroma_arg(Chroma c) { return c == Chroma::k420 ? "420" : c == Chroma::k422 ? "422" : "444"; }
 
 Status load_oracle(const std::string& path, Oracle* out) {
   std::ifstream f(path);

@@ -28,6 +28,13 @@ std::string project_source_dir();
 std::string project_data_dir();  // tests/data
 std::string project_models_dir();  // engine/models
 bool file_exists(const std::string& path);
+// Writes `size` bytes to `path` (created or truncated); io_error naming the path on failure.
+Status write_file(const std::string& path, const void* data, size_t size);
+inline Status write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
+  return write_file(path, bytes.data(), bytes.size());
+}
+// libvmaf's --pixel_format name of a subsampling ("420", "422", "444").
+const char* chroma_arg(Chroma c);
 
 // libvmaf's --json output: frames[i].metrics and pooled_metrics.
 struct Oracle {
