@@ -321,22 +321,36 @@ GstFlowReturn release_output(GstVmafxhip* self, bool force) {
   return flow;
 }
 
+// The output pad's thread, waiting in the element with `mu` held (`lk`) while the output is not open: pushes what the
+// hold keeps once its time has come, else waits a little (nothing signals the other branch's state change).
+void release_output_waiting(GstVmafxhip* self, std::unique_lock<std::mutex>& lk) {
+  ElementState& s = state(self);
+  lk.unlock();
+  (void)release_output(self, false);
+  lk.lock();
+  if (!s.out_open) s.cv.wait_for(lk, std::chrono::milliseconds(50));
+}
+
 // The output's buffer: pushed, or held while the output is not open. Output pad's thread.
 GstFlowReturn push_output(GstVmafxhip* self, GstBuffer* buf) {
   ElementState& s = state(self);
-  (void)release_output(self, false);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    const GstFlowReturn failed = s.out_flow;
-    s.out_flow = GST_FLOW_OK;
-    if (failed != GST_FLOW_OK) {
-      gst_buffer_unref(buf);
-      return failed;
+  // Once open (every frame but the first few), one look under `mu`; before that, one release attempt first.
+  for (bool tried_release = false;; tried_release = true) {
+    {
+      std::lock_guard<std::mutex> lk(s.mu);
+      if (s.out_flow != GST_FLOW_OK) {
+        const GstFlowReturn failed = s.out_flow;
+        s.out_flow = GST_FLOW_OK;
+        gst_buffer_unref(buf);
+        return failed;
+      }
+      if (s.out_open) break;
+      if (tried_release) {
+        s.out_held.push_back(GST_MINI_OBJECT_CAST(buf));
+        return GST_FLOW_OK;
+      }
     }
-    if (!s.out_open) {
-      s.out_held.push_back(GST_MINI_OBJECT_CAST(buf));
-      return GST_FLOW_OK;
-    }
+    (void)release_output(self, false);
   }
   return gst_pad_push(self->src, buf);
 }
@@ -1019,11 +1033,7 @@ GstFlowReturn wait_for_room_locked(GstVmafxhip* self, std::unique_lock<std::mute
     if (s.failed) return GST_FLOW_ERROR;
     if (s.pads[p].flushing || s.stopping) return GST_FLOW_FLUSHING;
     if (p == s.out_pad && !s.out_open) {
-      // The output pad's thread is the one that pushes what the preroll hold keeps.
-      lk.unlock();
-      (void)release_output(self, false);
-      lk.lock();
-      if (!s.out_open) s.cv.wait_for(lk, std::chrono::milliseconds(50));
+      release_output_waiting(self, lk);
       continue;
     }
     if (!gst_pad_is_linked(self->sink[o])) {
@@ -1442,10 +1452,7 @@ void output_eos(GstVmafxhip* self) {
     for (;;) {
       if (s.failed || s.stopping || s.pads[p].flushing) return;
       if (!s.out_open) {
-        lk.unlock();
-        (void)release_output(self, false);
-        lk.lock();
-        if (!s.out_open) s.cv.wait_for(lk, std::chrono::milliseconds(50));
+        release_output_waiting(self, lk);
         continue;
       }
       const bool live = is_live_locked(s);
