@@ -15,10 +15,11 @@
 //
 //   bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] [--no-breakdown]
 //             [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both] [--model VERSION]
-//             [--breakdown-features NAME,NAME,...]
+//             [--breakdown-features NAME,NAME,...] [--lanes N,N,...]
 // --model scores another built-in model (vmaf_v1.0.16_3d0h: cambi, speed_chroma, v1's ADM and motion) in the
 // throughput and latency rows; --breakdown-features lists the features of the breakdown (default
-// motion,vif,adm,psnr), each in libvmaf's syntax NAME[=OPT=VAL:...].
+// motion,vif,adm,psnr), each in libvmaf's syntax NAME[=OPT=VAL:...]. --lanes runs every throughput row once per
+// lane count (VMAFX_HIP_LANES; 0: the default); the backend column says how many lanes ran.
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -52,7 +53,13 @@ struct Options {
   std::vector<int> upload_modes = {-1};
   std::string model = "vmaf_v0.6.1";
   std::vector<std::string> breakdown_features = {"motion", "vif", "adm", "psnr"};
+  std::vector<unsigned> lanes = {0};  // VMAFX_HIP_LANES per throughput row (0: unset, the default)
 };
+
+void select_lanes(unsigned n) {
+  if (n) setenv("VMAFX_HIP_LANES", std::to_string(n).c_str(), 1);
+  else unsetenv("VMAFX_HIP_LANES");
+}
 
 // Sets the upload mode of the scorers made next (their pipeline reads VMAFX_HIP_UPLOAD_STREAM when it is created)
 // and names the mode they will run.
@@ -260,6 +267,14 @@ int main(int argc, char** argv) {
         if (comma > at) o.breakdown_features.push_back(list.substr(at, comma - at));
         at = comma + 1;
       }
+    } else if (!std::strcmp(a, "--lanes") && more) {
+      o.lanes.clear();
+      for (const char* p = argv[++i]; *p;) {
+        char* end = nullptr;
+        o.lanes.push_back(unsigned(std::strtoul(p, &end, 10)));
+        if (end == p) die("--lanes", {Errc::invalid_argument, "a comma-separated list of lane counts"});
+        p = *end == ',' ? end + 1 : end;
+      }
     } else if (!std::strcmp(a, "--no-cpu")) {
       o.cpu = false;
     } else if (!std::strcmp(a, "--no-breakdown")) {
@@ -327,12 +342,16 @@ int main(int argc, char** argv) {
       for (int m : o.upload_modes) runs.push_back({false, m});
       runs.push_back({true, -1});
       for (const Run& run : runs) {
-        const char* upload = run.device ? "-" : select_upload(run.mode, *dev);
-        const Result r = throughput(config(o, Backend::hip), f, run.device, n, warm);
-        std::printf("| %ux%u | %u | %s | %s | %s | %u | %.0f | %.3f |\n", w, h, bpc, run.device ? "device" : "host",
-                    upload, r.backend.c_str(), r.frames, r.fps, 1000.0 / r.fps);
-        std::fflush(stdout);
+        for (unsigned lanes : o.lanes) {
+          select_lanes(lanes);
+          const char* upload = run.device ? "-" : select_upload(run.mode, *dev);
+          const Result r = throughput(config(o, Backend::hip), f, run.device, n, warm);
+          std::printf("| %ux%u | %u | %s | %s | %s | %u | %.0f | %.3f |\n", w, h, bpc, run.device ? "device" : "host",
+                      upload, r.backend.c_str(), r.frames, r.fps, 1000.0 / r.fps);
+          std::fflush(stdout);
+        }
       }
+      select_lanes(o.lanes.back());  // latency and breakdown rows: the last lane count
       if (o.cpu) {
         const unsigned cn = big ? 12 : 40;
         const Result r = throughput(config(o, Backend::cpu), f, false, cn, 4);
@@ -356,7 +375,8 @@ int main(int argc, char** argv) {
   for (const auto& r : latency_rows) std::printf("%s\n", r.c_str());
 
   if (o.breakdown) {
-    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone):\n\n");
+    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone; VMAFX_HIP_LANES %s):\n\n",
+                std::getenv("VMAFX_HIP_LANES") ? std::getenv("VMAFX_HIP_LANES") : "unset");
     std::printf("| size | bits | feature | fps | ms/frame |\n|---|---|---|---|---|\n");
     for (auto [w, h] : o.sizes) {
       for (unsigned bpc : o.depths) {

@@ -75,6 +75,7 @@ class AdmGpu final : public GpuFeature {
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   // integer_adm2, integer_aim, integer_adm3, integer_adm_scale0..3.
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // After the slot's work has finished: its integer sums, and every score the CPU extractor computes from them
   // (libvmaf's debug outputs included).

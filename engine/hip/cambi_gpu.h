@@ -57,6 +57,7 @@ class CambiGpu final : public GpuFeature {
   size_t output_count() const override { return plan_.full_ref ? 3 : 1; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // enqueue() of the two luma planes (ref is read only with full_ref).
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot);

@@ -160,8 +160,9 @@ class ReleaseQueue {
     thread_.join();
   }
 
-  // Queues `release` behind an event recorded now on the library stream. When that cannot be recorded (the device
-  // failed) the GPU is no longer reading anything of ours: the release runs at once.
+  // Queues `release` behind an event recorded now after the library stream and the lanes (Device::record_all). When
+  // that cannot be recorded (the device failed) the GPU is no longer reading anything of ours: the release runs at
+  // once.
   Status push(std::function<void()> release) {
     Event e;
     {
@@ -173,7 +174,7 @@ class ReleaseQueue {
     }
     // Blocking: the release thread sleeps in synchronize() until the reads behind the event are done.
     Status s = e ? Status::ok() : Event::create(device_, &e, /*blocking=*/true);
-    if (s) s = e.record();
+    if (s) s = e.record_all();
     if (!s) {
       if (release) release();
       return s;

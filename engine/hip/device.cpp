@@ -152,6 +152,8 @@ Device::~Device() {
   {
     ContextScope scope(*this);
     if (stream_) api_->stream_synchronize.fn(stream_);
+    for (unsigned i = 0, n = lanes(); i < n; ++i) api_->stream_synchronize.fn(lanes_[i]);
+    if (release_stream_) api_->stream_synchronize.fn(release_stream_);
     if (upload_stream_) api_->stream_synchronize.fn(upload_stream_);
     for (auto& d : deferred_) {
       if (d.release) d.release();
@@ -162,6 +164,12 @@ Device::~Device() {
     spare_events_.clear();
     for (EventHandle e : retired_events_) api_->event_destroy.fn(e);
     retired_events_.clear();
+    for (unsigned i = 0, n = lanes(); i < n; ++i) api_->stream_destroy.fn(lanes_[i]);
+    for (EventHandle e : marks_)
+      if (e) api_->event_destroy.fn(e);
+    lane_count_.store(0);
+    if (release_stream_) api_->stream_destroy.fn(release_stream_);
+    release_stream_ = nullptr;
     if (upload_stream_) api_->stream_destroy.fn(upload_stream_);
     upload_stream_ = nullptr;
     if (stream_) api_->stream_destroy.fn(stream_);
@@ -201,9 +209,9 @@ Status Device::copy_async(CopyKind kind, void* dst, const void* src, size_t byte
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   switch (kind) {
-    case CopyKind::host_to_device: VMAFX_HIP_CHECK(*this, copy_h2d_async, dst, src, bytes, stream_); break;
-    case CopyKind::device_to_host: VMAFX_HIP_CHECK(*this, copy_d2h_async, dst, src, bytes, stream_); break;
-    case CopyKind::device_to_device: VMAFX_HIP_CHECK(*this, copy_d2d_async, dst, src, bytes, stream_); break;
+    case CopyKind::host_to_device: VMAFX_HIP_CHECK(*this, copy_h2d_async, dst, src, bytes, current_stream()); break;
+    case CopyKind::device_to_host: VMAFX_HIP_CHECK(*this, copy_d2h_async, dst, src, bytes, current_stream()); break;
+    case CopyKind::device_to_device: VMAFX_HIP_CHECK(*this, copy_d2d_async, dst, src, bytes, current_stream()); break;
   }
   return Status::ok();
 }
@@ -214,14 +222,14 @@ Status Device::copy_2d_async(const Copy2D& copy) {
   if (copy.width_bytes == 0 || copy.height == 0) return Status::ok();
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  VMAFX_HIP_CHECK(*this, copy_2d_async, copy, stream_);
+  VMAFX_HIP_CHECK(*this, copy_2d_async, copy, current_stream());
   return Status::ok();
 }
 
 Status Device::memset_d32_async(void* dst, uint32_t value, size_t count) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  VMAFX_HIP_CHECK(*this, memset_d32_async, dst, value, count, stream_);
+  VMAFX_HIP_CHECK(*this, memset_d32_async, dst, value, count, current_stream());
   return Status::ok();
 }
 
@@ -230,10 +238,11 @@ Status Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shar
   if (!kernel.fn) return {Errc::invalid_argument, "launch of a kernel that was not loaded"};
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  int rc = api_->launch_kernel.fn(kernel.fn, grid, block, shared_bytes, stream_, args);
+  const StreamHandle stream = current_stream();
+  int rc = api_->launch_kernel.fn(kernel.fn, grid, block, shared_bytes, stream, args);
   const char* symbol = api_->launch_kernel.symbol;
   if (rc == 0 && sync_launches_) {
-    rc = api_->stream_synchronize.fn(stream_);
+    rc = api_->stream_synchronize.fn(stream);
     symbol = api_->stream_synchronize.symbol;
   }
   if (rc != 0) return fail(call_failed(*api_, symbol, rc, __FILE__, __LINE__).prepend(kernel.name));
@@ -243,14 +252,14 @@ Status Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shar
 Status Device::record(EventHandle event) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  VMAFX_HIP_CHECK(*this, event_record, event, stream_);
+  VMAFX_HIP_CHECK(*this, event_record, event, current_stream());
   return Status::ok();
 }
 
 Status Device::wait_event(EventHandle event) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  VMAFX_HIP_CHECK(*this, stream_wait_event, stream_, event);
+  VMAFX_HIP_CHECK(*this, stream_wait_event, current_stream(), event);
   return Status::ok();
 }
 
@@ -258,17 +267,83 @@ Status Device::query() {
   if (failed()) return status();
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
-  const int rc = api_->stream_query.fn(stream_);
-  if (rc == 0) return Status::ok();
-  if (rc == api_->code_not_ready) return {Errc::busy, "library stream still running"};
-  return fail(api_->stream_query.symbol, rc, __FILE__, __LINE__);
+  const unsigned lanes = this->lanes();
+  for (unsigned i = 0; i <= lanes; ++i) {
+    const int rc = api_->stream_query.fn(i == 0 ? stream_ : lanes_[i - 1]);
+    if (rc == api_->code_not_ready) return {Errc::busy, i == 0 ? "library stream still running" : "a lane still running"};
+    if (rc != 0) return fail(api_->stream_query.symbol, rc, __FILE__, __LINE__);
+  }
+  return Status::ok();
 }
 
 Status Device::synchronize() {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK(*this, stream_synchronize, stream_);
+  for (unsigned i = 0, n = lanes(); i < n; ++i) VMAFX_HIP_CHECK(*this, stream_synchronize, lanes_[i]);
+  if (release_stream_) VMAFX_HIP_CHECK(*this, stream_synchronize, release_stream_);
   VMAFX_HIP_CHECK(*this, stream_synchronize, upload_stream_);
+  return Status::ok();
+}
+
+// ---- Lanes ----
+
+namespace {
+// The calling thread's current stream and the device it belongs to (StreamScope).
+thread_local const Device* tl_stream_device = nullptr;
+thread_local StreamHandle tl_stream = nullptr;
+}  // namespace
+
+StreamScope::StreamScope(const Device& device, StreamHandle stream)
+    : previous_device_(tl_stream_device), previous_stream_(tl_stream) {
+  tl_stream_device = &device;
+  tl_stream = stream;
+}
+
+StreamScope::~StreamScope() {
+  tl_stream_device = previous_device_;
+  tl_stream = previous_stream_;
+}
+
+StreamHandle Device::current_stream() const {
+  return tl_stream_device == this && tl_stream ? tl_stream : stream_;
+}
+
+Status Device::ensure_lanes(unsigned n) {
+  if (n > kMaxLanes)
+    return {Errc::invalid_argument, std::to_string(n) + " lanes (at most " + std::to_string(kMaxLanes) + ")"};
+  std::lock_guard<std::mutex> lock(lanes_mutex_);
+  if (n <= lanes()) return Status::ok();
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  if (!api_->stream_wait_event.fn) return {Errc::unsupported, "lanes need stream-wait-event, which the runtime lacks"};
+  if (!release_stream_) {
+    VMAFX_HIP_CHECK(*this, stream_create, &release_stream_);
+    VMAFX_HIP_CHECK(*this, event_create, &marks_[0]);
+  }
+  for (unsigned i = lanes(); i < n; ++i) {
+    VMAFX_HIP_CHECK(*this, stream_create, &lanes_[i]);
+    VMAFX_HIP_CHECK(*this, event_create, &marks_[i + 1]);
+    lane_count_.store(i + 1, std::memory_order_release);
+  }
+  return Status::ok();
+}
+
+Status Device::record_all(EventHandle event) {
+  if (lanes() == 0) {
+    ContextScope scope(*this);
+    VMAFX_TRY(scope.status());
+    VMAFX_HIP_CHECK(*this, event_record, event, stream_);
+    return Status::ok();
+  }
+  std::lock_guard<std::mutex> lock(lanes_mutex_);
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  for (unsigned i = 0, n = lanes(); i <= n; ++i) {
+    VMAFX_HIP_CHECK(*this, event_record, marks_[i], i == 0 ? stream_ : lanes_[i - 1]);
+    VMAFX_HIP_CHECK(*this, stream_wait_event, release_stream_, marks_[i]);
+  }
+  VMAFX_HIP_CHECK(*this, event_record, event, release_stream_);
   return Status::ok();
 }
 
@@ -331,7 +406,7 @@ Status Device::defer_release(std::function<void()> release) {
   } else {
     VMAFX_TRY(create_event(&e, /*blocking=*/true));  // wait_deferred() sleeps on it
   }
-  Status s = record(e);
+  Status s = record_all(e);
   if (!s) {
     spare_events_.push_back(e);
     return s;
@@ -549,6 +624,11 @@ Status Event::create(std::shared_ptr<Device> device, Event* out, bool blocking) 
 Status Event::record() {
   if (!handle_) return {Errc::invalid_argument, "record of an event that was not created"};
   return device_->record(handle_);
+}
+
+Status Event::record_all() {
+  if (!handle_) return {Errc::invalid_argument, "record of an event that was not created"};
+  return device_->record_all(handle_);
 }
 
 Status Event::record_upload() {

@@ -17,6 +17,13 @@
 // are polled with an event query. Nothing here synchronises the whole device on a per-frame path;
 // Device::synchronize() is for init, teardown and tests.
 //
+// Lanes. A frame pipeline may also run frames on lane streams (lane_stream(), made on request by ensure_lanes()):
+// frame N's kernels on lane N mod K, so that K frames run at once where one frame's kernels leave most of the GPU
+// idle. Work queued on a lane is still ordered behind the library stream (the lane waits for an event recorded on
+// the library stream after the frame's uploads and the producer's waits), and the rule for producer memory becomes:
+// a release waits for the library stream AND every lane (record_all(), which defer_release uses). Which stream the
+// calls below queue on is the calling thread's current stream: the library stream, or the one a StreamScope names.
+//
 // A failed runtime call is sticky: the Device remembers the first failure and every later checked call on it returns
 // that Status without touching the runtime.
 #pragma once
@@ -117,7 +124,20 @@ class Device {
   Status fail(const char* symbol, int code, const char* file, int line) const;
   Status fail(Status s) const;
 
-  // ---- Work on the library stream (asynchronous to the host) ----
+  // ---- Lanes ----
+  static constexpr unsigned kMaxLanes = 8;
+  // Makes lane streams 0 .. n-1 (n <= kMaxLanes) where they do not exist yet; they live as long as the Device.
+  Status ensure_lanes(unsigned n);
+  unsigned lanes() const { return lane_count_.load(std::memory_order_acquire); }
+  StreamHandle lane_stream(unsigned i) const { return i < kMaxLanes && i < lanes() ? lanes_[i] : nullptr; }
+  // The stream the calling thread's calls below queue on (a StreamScope's, else the library stream).
+  StreamHandle current_stream() const;
+  // Records `event` after the work queued so far on the library stream and on every lane (a release stream waits
+  // for each and records it): what must precede the release of producer memory or of a buffer lanes may read.
+  // Without lanes, a record on the library stream.
+  Status record_all(EventHandle event);
+
+  // ---- Work on the current stream (the library stream unless a StreamScope says otherwise; asynchronous) ----
   Status copy_async(CopyKind kind, void* dst, const void* src, size_t bytes);
   Status copy_2d_async(const Copy2D& copy);
   Status memset_d32_async(void* dst, uint32_t value, size_t count);
@@ -136,11 +156,11 @@ class Device {
   // which nothing here checks. For kernels without a TypedKernel (prefer one).
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args);
   Status record(EventHandle event);
-  // The library stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
+  // The current stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
   Status wait_event(EventHandle event);
-  // ok when everything queued so far has finished, Errc::busy when not.
+  // ok when everything queued so far on the library stream and the lanes has finished, Errc::busy when not.
   Status query();
-  // Host waits for the library stream, then for the upload stream. Init, teardown and tests only.
+  // Host waits for the library stream, the lanes, then the upload stream. Init, teardown and tests only.
   Status synchronize();
 
   // ---- The upload stream (asynchronous to the host and to the library stream) ----
@@ -160,7 +180,7 @@ class Device {
   // Whether the runtime can order the two streams (stream-wait-event); without it callers keep to the library stream.
   bool can_order_streams() const { return upload_stream_ != nullptr && api_->stream_wait_event.fn != nullptr; }
 
-  // Runs `release` once the work queued on the library stream so far has finished, without waiting for it: the
+  // Runs `release` once the work queued on the library stream and the lanes so far has finished, without waiting for it: the
   // release happens in a later collect() (call it once per frame) or when the Device goes away. For resources that
   // must outlive the kernels that read them (imported frames, registered textures).
   Status defer_release(std::function<void()> release);
@@ -197,6 +217,14 @@ class Device {
 
   bool sync_launches_ = false;  // VMAFX_HIP_SYNC_LAUNCHES=1: wait after each launch (debugging)
 
+  // Lanes (ensure_lanes): the streams, and for record_all a release stream with one mark event per compute stream
+  // (library stream first). A stream waits for an event as it was recorded at the wait, so the marks are reused.
+  StreamHandle lanes_[kMaxLanes] = {};
+  std::atomic<unsigned> lane_count_{0};
+  StreamHandle release_stream_ = nullptr;
+  EventHandle marks_[kMaxLanes + 1] = {};
+  std::mutex lanes_mutex_;  // ensure_lanes and record_all
+
   mutable std::mutex mutex_;
   mutable std::atomic<bool> failed_{false};
   mutable Status first_error_;
@@ -212,6 +240,20 @@ class Device {
   // go back to spare_events_ only once the wait is over, so that no event is recorded again while waited on.
   std::vector<EventHandle> waited_events_;
   std::vector<EventHandle> retired_events_;
+};
+
+// Makes `stream` (a lane of `device`, or its library stream) the calling thread's current stream for `device` for the
+// scope (Device::current_stream), and restores the previous one after.
+class StreamScope {
+ public:
+  StreamScope(const Device& device, StreamHandle stream);
+  ~StreamScope();
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  const Device* previous_device_;
+  StreamHandle previous_stream_;
 };
 
 // Binds a device's context to the calling thread for the scope and restores the previous one after (NVIDIA needs
@@ -308,8 +350,10 @@ class Event {
   // waits off the per-frame path, such as a release thread's).
   static Status create(std::shared_ptr<Device> device, Event* out, bool blocking = false);
 
-  // Records the event after the work queued on the library stream so far.
+  // Records the event after the work queued on the current stream so far (Device::current_stream).
   Status record();
+  // Records the event after the work queued so far on the library stream and every lane (Device::record_all).
+  Status record_all();
   // Records the event after the work queued on the device's upload stream so far.
   Status record_upload();
   // ok once the recorded work has finished, Errc::busy before; a never-recorded event is finished.

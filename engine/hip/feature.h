@@ -6,7 +6,8 @@
 // frame, in this order: the uploads (host frames: on the device's upload stream, which the library stream waits for;
 // device-resident frames need none), then on the device's library stream, for each feature, its accumulator clears,
 // its kernels and an asynchronous read-back of its integer sums into pinned host memory of the frame's slot; then one
-// event for the slot. Producer memory is read only on the library stream. When the event has completed, finish()
+// event for the slot. (With lanes, "the library stream" here is the frame's lane, ordered behind the library stream:
+// pipeline.h; a feature queues on the calling thread's current stream and never names a stream itself.) When the event has completed, finish()
 // turns the read-back integers into scores on the host with the CPU reference's own finishing functions, so GPU
 // scores equal the CPU's bit for bit.
 //
@@ -56,6 +57,10 @@ class GpuFeature {
   virtual Status enqueue(const FramePlanes& frame, unsigned slot) = 0;
   // Called once the work queued for `slot` has finished (the pipeline's event). Writes output_count() scores.
   virtual Status finish(unsigned slot, double* out) = 0;
+  // True when a frame's scores depend on that frame's planes only (no state carried from one enqueue() to the next):
+  // the pipeline may then run one instance per lane, each seeing every K-th frame (pipeline.h, "Lanes"). A feature
+  // that keeps state (a blurred previous frame, a count of frames) says false and runs on one serial lane in order.
+  virtual bool frame_independent() const { return false; }
 };
 
 }  // namespace vmafx::hip

@@ -41,6 +41,7 @@ class FloatAdmGpu final : public GpuFeature {
   void set_debug_outputs(bool debug) { outputs_ = debug ? cpu::kFloatAdmOutputs : 7; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot);
   // The scores and row sums of the frame last finished in `slot` (tests).

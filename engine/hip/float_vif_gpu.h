@@ -43,6 +43,7 @@ class FloatVifGpu final : public GpuFeature {
   void set_debug_outputs(bool debug) { outputs_ = debug ? cpu::kFloatVifOutputs : 4; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // enqueue() of two luma planes.
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot);

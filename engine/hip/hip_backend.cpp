@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,8 +20,11 @@ namespace vmafx::hip {
 
 namespace {
 
-// Frames in flight: six, or four where a slot's staging memory (both lumas, and chroma) is large (4K 16-bit).
+// Frames in flight: six, or four where a slot's staging memory (both lumas, and chroma) is large (4K 16-bit);
+// VMAFX_HIP_SLOTS (2..64) overrides it.
 unsigned slots_for(const VideoGeometry& g) {
+  if (const char* v = std::getenv("VMAFX_HIP_SLOTS"); v && *v)
+    return unsigned(std::max(2ul, std::min(64ul, std::strtoul(v, nullptr, 10))));
   const size_t word = g.bit_depth > 8 ? 2 : 1;
   const size_t slot_bytes = size_t(g.width) * g.height * word * 3;
   return slot_bytes > (size_t(32) << 20) ? 4 : 6;
@@ -41,11 +45,15 @@ class HipBackend final : public features::Backend {
     pc.height = plan.geometry.height;
     pc.bpc = plan.geometry.bit_depth;
     pc.chroma = plan.geometry.chroma;
-    pc.slots = slots_for(plan.geometry);
+    // Frames in flight: at least two more than the lanes, so that every lane has a frame while finished ones wait
+    // for their completion.
+    pc.slots = std::getenv("VMAFX_HIP_SLOTS") ? slots_for(plan.geometry)
+                                               : std::max(slots_for(plan.geometry), requested_lanes(*device_) + 2);
     pc.scaler = plan.scaler.get();  // the plan (kept in plan_) owns it
     pc.dist_width = plan.dist_geometry.width;
     pc.dist_height = plan.dist_geometry.height;
     VMAFX_TRY(HipPipeline::create(device_, pc, &pipeline_));
+    if (pipeline_->lanes() > 1) description_ += ", " + std::to_string(pipeline_->lanes()) + " lanes";
 
     features::Plan cpu_plan;
     cpu_plan.geometry = plan.geometry;
@@ -58,8 +66,19 @@ class HipBackend final : public features::Backend {
       VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &g, &needs).prepend(inst.desc->name));
       if (g) {
         assert(g->output_count() == inst.value_count());
+        // One instance per lane where the feature keeps no state between frames, else one (the serial lane).
+        std::vector<std::unique_ptr<GpuFeature>> instances;
+        const bool per_lane = pipeline_->lanes() > 1 && g->frame_independent();
+        instances.push_back(std::move(g));
+        for (unsigned lane = 1; per_lane && lane < pipeline_->lanes(); ++lane) {
+          std::unique_ptr<GpuFeature> more;
+          FeatureNeeds same;
+          VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &more, &same).prepend(inst.desc->name));
+          if (!more) return {Errc::internal, std::string(inst.desc->name) + ": no GPU instance for lane " + std::to_string(lane)};
+          instances.push_back(std::move(more));
+        }
         unsigned id = 0;
-        VMAFX_TRY(pipeline_->add_feature(std::move(g), needs, &id));
+        VMAFX_TRY(pipeline_->add_feature(std::move(instances), needs, &id));
         gpu_.push_back({i, id});
       } else {
         cpu_plan.features.push_back(inst);

@@ -62,6 +62,8 @@ class MotionGpu final : public GpuFeature {
   // (Errc::unsupported): the pipeline does not keep that picture.
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  // The five-frame window counts frames in a row (with_prev_): that is state.
+  bool frame_independent() const override { return !opt_.five_frame_window; }
 
   // The SAD read back for `slot` (tests).
   uint64_t sad(unsigned slot) const;

@@ -34,6 +34,17 @@ bool upload_stream_selected(const Device& device, int upload_stream) {
   return wanted && device.can_order_streams();
 }
 
+unsigned default_lanes(const Device& device) { return device.info().vendor == Vendor::nvidia ? 6u : 1u; }
+
+unsigned requested_lanes(const Device& device, unsigned requested) {
+  unsigned n = requested;
+  if (n == 0) {
+    const char* v = std::getenv("VMAFX_HIP_LANES");
+    n = v && *v ? unsigned(std::strtoul(v, nullptr, 10)) : default_lanes(device);
+  }
+  return std::max(1u, std::min(n, Device::kMaxLanes - 1));  // one more lane runs the serial features
+}
+
 #if VMAFX_TEST_HOOKS
 namespace hip_hooks {
 
@@ -196,11 +207,27 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   }
   p->plant_ = hip_hooks::planted_defect();
   p->upload_stream_ = upload_stream_selected(*device, cfg.upload_stream);
+  if (cfg.lanes > Device::kMaxLanes - 1)
+    return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.lanes) + " lanes (1.." +
+                                        std::to_string(Device::kMaxLanes - 1) + ", 0: the default)"};
+  // Lanes order their reads of the plane sets by slot events, which needs the upload stream's one set per slot; the
+  // scaler's output is one buffer, written on the library stream.
+  p->lanes_ = p->upload_stream_ && !cfg.scaler ? requested_lanes(*device, cfg.lanes) : 1u;
+  if (p->lanes_ > 1) VMAFX_TRY(device->ensure_lanes(p->lanes_ + 1));
   p->slots_.resize(cfg.slots);
-  for (Slot& s : p->slots_) VMAFX_TRY(Event::create(device, &s.event));
+  for (Slot& s : p->slots_) {
+    VMAFX_TRY(Event::create(device, &s.event));
+    if (p->lanes_ > 1) {
+      VMAFX_TRY(Event::create(device, &s.fork));
+      VMAFX_TRY(Event::create(device, &s.join));
+    }
+  }
   unsigned helpers = 0;
+  const char* copy_env = std::getenv("VMAFX_HIP_COPY_THREADS");
   if (cfg.copy_threads >= 0) {
     helpers = unsigned(cfg.copy_threads);
+  } else if (copy_env && *copy_env) {
+    helpers = unsigned(std::min(63ul, std::strtoul(copy_env, nullptr, 10)));
   } else {
     // Half the cores, up to 8 copying threads with this one: a 4K 10-bit frame pair is 33 MB of memcpy.
     const unsigned hw = std::thread::hardware_concurrency();
@@ -221,6 +248,8 @@ HipPipeline::~HipPipeline() {
     ContextScope scope(*device_);
     if (scope.status()) {
       (void)device_->api().stream_synchronize.fn(device_->stream());
+      for (unsigned i = 0; lanes_ > 1 && i <= lanes_; ++i)
+        (void)device_->api().stream_synchronize.fn(device_->lane_stream(i));
       if (device_->upload_stream()) (void)device_->api().stream_synchronize.fn(device_->upload_stream());
     }
   }
@@ -234,18 +263,32 @@ HipPipeline::~HipPipeline() {
 }
 
 Status HipPipeline::add_feature(std::unique_ptr<GpuFeature> feature, const FeatureNeeds& needs, unsigned* id) {
-  if (!feature) return {Errc::invalid_argument, "HIP pipeline: null feature"};
+  std::vector<std::unique_ptr<GpuFeature>> one;
+  one.push_back(std::move(feature));
+  return add_feature(std::move(one), needs, id);
+}
+
+Status HipPipeline::add_feature(std::vector<std::unique_ptr<GpuFeature>> instances, const FeatureNeeds& needs,
+                                unsigned* id) {
+  if (instances.empty() || std::any_of(instances.begin(), instances.end(), [](const auto& f) { return !f; }))
+    return {Errc::invalid_argument, "HIP pipeline: null feature"};
+  if (instances.size() != 1 && instances.size() != lanes_)
+    return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(instances.size()) + " instances of " +
+                                        instances[0]->name() + " for " + std::to_string(lanes_) + " lanes"};
+  if (instances.size() > 1 && !instances[0]->frame_independent())
+    return {Errc::invalid_argument, std::string("HIP pipeline: ") + instances[0]->name() +
+                                        " carries state between frames and cannot run on several lanes"};
   if (allocated_ || stats_.frames > 0)
     return {Errc::invalid_argument, "HIP pipeline: features are added before the first frame"};
   *id = unsigned(features_.size());
   needs_prev_ = needs_prev_ || needs.prev_ref;
   needs_chroma_ = needs_chroma_ || needs.chroma;
-  features_.push_back({std::move(feature), needs});
+  features_.push_back({std::move(instances), needs});
   return Status::ok();
 }
 
-GpuFeature* HipPipeline::feature(unsigned id) const {
-  return id < features_.size() ? features_[id].feature.get() : nullptr;
+GpuFeature* HipPipeline::feature(unsigned id, unsigned lane) const {
+  return id < features_.size() && lane < lanes_ ? features_[id].at(lane) : nullptr;
 }
 
 PipelineStats HipPipeline::stats() const {
@@ -297,7 +340,7 @@ Status HipPipeline::allocate() {
   // library stream two sets are enough: the stream's order already puts an upload after every read before it.
   const unsigned set_count = upload_stream_ ? slots() : 2u;
   sets_.resize(set_count);
-  set_reader_.assign(set_count, -1);
+  set_reader_.assign(set_count, {-1, -1});
   for (DeviceBuffer& b : sets_) {
     VMAFX_TRY(DeviceBuffer::create(device_, set_bytes_, &b));
     // Defined content before the first upload (a planted defect reads a set before it is written).
@@ -415,12 +458,42 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
       (void)src;
     }
   }
-  for (const Part& p : parts) {
-    GpuFeature* f = features_[p.feature].feature.get();
-    Status s = f->enqueue(planes, slot);
-    if (!s) return s.prepend(f->name());
+  Slot& sl = slots_[slot];
+  auto run = [&](bool serial, unsigned lane) -> Status {
+    for (const Part& p : parts) {
+      const Registered& r = features_[p.feature];
+      if (lanes_ > 1 && r.serial() != serial) continue;
+      GpuFeature* f = r.at(lane);
+      Status s = f->enqueue(planes, slot);
+      if (!s) return s.prepend(f->name());
+    }
+    return Status::ok();
+  };
+  if (lanes_ == 1) {
+    sl.lane = 0;
+    VMAFX_TRY(run(false, 0));
+    return sl.event.record();
   }
-  return Status::ok();
+  // Lanes: fork on the library stream (after the upload wait and whatever the caller queued there for this frame's
+  // pictures), the serial features on the serial lane, the others on this frame's lane, which records the slot event
+  // after the serial lane's join.
+  const unsigned lane = next_lane_;
+  next_lane_ = (lane + 1) % lanes_;
+  sl.lane = lane;
+  VMAFX_TRY(sl.fork.record());
+  const bool any_serial =
+      std::any_of(parts.begin(), parts.end(), [&](const Part& p) { return features_[p.feature].serial(); });
+  if (any_serial) {
+    StreamScope scope(*device_, device_->lane_stream(lanes_));
+    VMAFX_TRY(device_->wait_event(sl.fork.handle()));
+    VMAFX_TRY(run(true, 0));
+    VMAFX_TRY(sl.join.record());
+  }
+  StreamScope scope(*device_, device_->lane_stream(lane));
+  VMAFX_TRY(device_->wait_event(sl.fork.handle()));
+  VMAFX_TRY(run(false, lane));
+  if (any_serial) VMAFX_TRY(device_->wait_event(sl.join.handle()));
+  return sl.event.record();
 }
 
 // Queues the staged frame's upload into plane set `set` and the work of the frame's `parts` (the frame in slot
@@ -432,20 +505,22 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
     if (planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));  // planted defect: work before upload
     VMAFX_TRY(device_->copy_async(CopyKind::host_to_device, upload_dst_, upload_src_, upload_bytes_));
     VMAFX_TRY(staging_.submit(upload_slot_));
-    set_reader_[set] = int(slot);
+    set_reader_[set] = {int(slot), -1};
     if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
     return Status::ok();
   }
-  // The upload stream. First the upload waits for the last frame that read the set (on the library stream, so its
-  // slot event follows every earlier read too). A slot event re-recorded since only makes the wait longer, never
-  // wrong: a wait always refers to work queued before it.
+  // The upload stream. First the upload waits for the last frames that read the set (the one that used it and the
+  // next one, whose motion read it: with lanes they may run on different streams). A slot event re-recorded since
+  // belongs to a later frame, queued after the slot's earlier frame had finished (a slot is reused only then): it
+  // only makes the wait longer, never wrong, as a wait always refers to work queued before it.
   if (planted_early) {
-    // Planted defect: the frame's work first and the upload after it, so its kernels read the set's old content.
+    // Planted defect: the frame's work first and the upload after it, so its kernels read the set's old content
+    // (enqueue_features records the slot event).
     VMAFX_TRY(enqueue_features(parts, planes, slot));
-    VMAFX_TRY(slots_[slot].event.record());
     VMAFX_TRY(device_->upload_wait_event(slots_[slot].event.handle()));
-  } else if (set_reader_[set] >= 0) {
-    VMAFX_TRY(device_->upload_wait_event(slots_[unsigned(set_reader_[set])].event.handle()));
+  } else {
+    for (int reader : set_reader_[set])
+      if (reader >= 0) VMAFX_TRY(device_->upload_wait_event(slots_[unsigned(reader)].event.handle()));
   }
   VMAFX_TRY(device_->upload_async(upload_dst_, upload_src_, upload_bytes_));
   // The staging slot's event, on the upload stream: the slot is free once the copy has finished, and the library
@@ -454,7 +529,7 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
   // The copy and its event go to the device now, not when the runtime gets round to them: the library stream's
   // work behind them must not start first (Device::submit_upload says where that was measured).
   if (!planted(Plant::skip_upload_submit)) VMAFX_TRY(device_->submit_upload());
-  set_reader_[set] = int(slot);
+  set_reader_[set] = {int(slot), -1};
   if (!planted(Plant::skip_wait)) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
   if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
   return Status::ok();
@@ -475,6 +550,9 @@ Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dis
 
 Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
   VMAFX_TRY(device_->status());
+  // The device's context stays bound for the whole frame, so that the calls below do not each bind and unbind it.
+  ContextScope context(*device_);
+  VMAFX_TRY(context.status());
   const uint64_t index = open_index_;
 
   bool dist_needed = false, chroma_needed = false, prev_needed = false;
@@ -509,7 +587,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
     if (have_last_ && last_index_ + 1 == index) {
       prev_plane = last_ref_;
       // This frame now reads the previous frame's plane set: an upload into it waits for this frame.
-      if (last_set_ >= 0) set_reader_[unsigned(last_set_)] = int(k);
+      if (last_set_ >= 0) set_reader_[unsigned(last_set_)][1] = int(k);
     } else if (open_prev_.memory == MemoryKind::device) {
       VMAFX_TRY(device_plane(open_prev_, 0, &prev_plane).prepend("the previous reference"));
     } else {
@@ -535,8 +613,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
     VMAFX_TRY(device_planes(open_ref_, open_dist_, chroma_needed, &planes));
     VMAFX_TRY(enqueue_features(*parts, planes, k));
   }
-  Slot& slot = slots_[k];
-  VMAFX_TRY(slot.event.record());
+  Slot& slot = slots_[k];  // enqueue_features recorded its event
 
   last_ref_ = planes.ref[0];
   last_set_ = used_set;
@@ -568,7 +645,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
     // Planted defect: the scores are read back before the device has written them.
     Status first;
     for (Part& p : *parts) {
-      Status f = features_[p.feature].feature->finish(k, p.out);
+      Status f = features_[p.feature].at(slot.lane)->finish(k, p.out);
       if (first && !f) first = f;
     }
     parts->clear();
@@ -584,6 +661,8 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
 }
 
 void HipPipeline::completion_loop() {
+  // The device's context bound once for the thread's life (the waits and finish() calls below would each bind it).
+  ContextScope context(*device_);
   for (;;) {
     unsigned k = 0;
     {
@@ -605,7 +684,7 @@ void HipPipeline::completion_loop() {
     Status frame_status = waited;
     for (Part& p : parts) {
       if (!frame_status) break;
-      GpuFeature* f = features_[p.feature].feature.get();
+      GpuFeature* f = features_[p.feature].at(slot.lane);
       Status s = f->finish(k, p.out);
       if (!s) frame_status = s.prepend(std::string(f->name()) + " finishing frame " + std::to_string(slot.index));
     }

@@ -27,6 +27,16 @@
 //      library stream before the frame's features, as before; two plane sets alternate. The upload of frame N+1
 //      then follows the kernels of frame N.
 //
+// Lanes (PipelineConfig::lanes; with the upload stream and without a scaler): at 1080p one frame's kernels leave most
+// of a large GPU idle, so frame N's features run on lane N mod K of the device (Device::lane_stream) and K frames
+// run at once. Each feature that says it is frame_independent() has one instance per lane (its scratch is then never
+// shared by two lanes); the others (state carried from frame to frame) have one instance and run on one more lane,
+// the serial lane, in frame order. Per frame: on the library stream, after the upload wait, a fork event; the frame's
+// lane and (if the frame has serial features) the serial lane wait for it; the serial lane records a join event
+// that the frame's lane waits for before the slot event, which it records. An upload into a plane set then waits for
+// the slot events of both frames that read the set (they may be on different lanes). With one lane everything runs on
+// the library stream as described above.
+//
 // A completion thread waits for the slots' events in submission order, calls each feature's finish() and then the
 // `done` callback of every part of the frame. Nothing synchronises the whole device per frame. Several frames are in
 // flight (`slots`); submit() blocks only while every slot is still busy. The host copy of frame N+1 into the
@@ -47,6 +57,7 @@
 // hooks only).
 #pragma once
 
+#include <array>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -89,7 +100,17 @@ struct PipelineConfig {
   // scaler must outlive the pipeline.
   const cpu::Scaler* scaler = nullptr;
   uint32_t dist_width = 0, dist_height = 0;
+  // Lanes (above): 1..Device::kMaxLanes - 1, or 0 for VMAFX_HIP_LANES, else default_lanes(). One lane where the
+  // upload stream is not used or with a scaler.
+  unsigned lanes = 0;
 };
+
+// Lanes when neither PipelineConfig::lanes nor VMAFX_HIP_LANES says: 6 on NVIDIA (measured on an H200), 1 on AMD (not
+// measured: no AMD GPU was at hand).
+unsigned default_lanes(const Device& device);
+// The lanes a pipeline with `requested` (PipelineConfig::lanes) would ask for before the upload stream and scaler
+// rules: what the backend sizes its features for.
+unsigned requested_lanes(const Device& device, unsigned requested = 0);
 
 // Whether VMAFX_HIP_UPLOAD_STREAM asks for the upload stream (unset, empty or anything but "0").
 bool upload_stream_requested();
@@ -120,9 +141,15 @@ class HipPipeline {
   HipPipeline(const HipPipeline&) = delete;
   HipPipeline& operator=(const HipPipeline&) = delete;
 
-  // Before the first frame: adds a feature and says what it reads; *id names it in add().
+  // Before the first frame: adds a feature and says what it reads; *id names it in add(). One instance: it runs on
+  // the library stream (one lane) or the serial lane. lanes() instances of a frame_independent() feature: instance
+  // i runs the frames of lane i.
   Status add_feature(std::unique_ptr<GpuFeature> feature, const FeatureNeeds& needs, unsigned* id);
-  GpuFeature* feature(unsigned id) const;
+  Status add_feature(std::vector<std::unique_ptr<GpuFeature>> instances, const FeatureNeeds& needs, unsigned* id);
+  // The feature's instance of lane `lane` (the only one of a serial feature).
+  GpuFeature* feature(unsigned id, unsigned lane = 0) const;
+  // Frame lanes in use (1: everything on the library stream).
+  unsigned lanes() const { return lanes_; }
 
   // One part of a frame: feature `feature` (an id from add_feature) writes feature(id)->output_count() scores to
   // `out`.
@@ -150,15 +177,19 @@ class HipPipeline {
   HipPipeline() = default;
 
   struct Slot {
-    Event event;
+    Event event;        // after all the frame's work (on its lane)
+    Event fork, join;   // lanes: on the library stream before the frame's work; on the serial lane after its part
+    unsigned lane = 0;  // the lane that ran the frame
     bool busy = false;
     uint64_t index = 0;
     std::vector<Part> parts;
     Done done;
   };
   struct Registered {
-    std::unique_ptr<GpuFeature> feature;
+    std::vector<std::unique_ptr<GpuFeature>> instances;  // one (serial), or one per lane
     FeatureNeeds needs;
+    bool serial() const { return instances.size() == 1; }
+    GpuFeature* at(unsigned lane) const { return instances[serial() ? 0 : lane].get(); }
   };
   class CopyPool;
 
@@ -179,6 +210,8 @@ class HipPipeline {
   Plant plant_ = Plant::none;  // hip/test_hooks.h; always none without test hooks
   bool planted(Plant p) const { return kTestHooks && plant_ == p; }
   bool upload_stream_ = false;
+  unsigned lanes_ = 1;
+  unsigned next_lane_ = 0;  // the lane of the next frame (submit thread only)
   std::vector<Registered> features_;
   std::unique_ptr<ScaleGpu> scale_;  // with PipelineConfig::scaler
   bool allocated_ = false;
@@ -189,9 +222,10 @@ class HipPipeline {
   // else two; host frames take them in turn.
   size_t set_bytes_ = 0;
   std::vector<DeviceBuffer> sets_;
-  // Per set, the slot of the last frame that read it (-1: none yet); its event on the library stream is what an
-  // upload into the set waits for (upload stream only).
-  std::vector<int> set_reader_;
+  // Per set, the slots of the last frames that read it (-1: none): the frame that used it and the next frame, whose
+  // motion read it as the previous reference; their slot events are what an upload into the set waits for (upload
+  // stream only).
+  std::vector<std::array<int, 2>> set_reader_;
   Event sets_cleared_;  // after the sets' initial clears on the library stream (the upload stream waits for it once)
   PinnedRing staging_;
   std::unique_ptr<CopyPool> copy_pool_;

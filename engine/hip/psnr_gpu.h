@@ -34,6 +34,7 @@ class PsnrGpu final : public GpuFeature {
   size_t output_count() const override { return plan_.value_count(); }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // The sums read back for `slot`, plane p (tests).
   uint64_t sse(unsigned slot, unsigned plane) const;

@@ -31,6 +31,7 @@ class PsnrHvsGpu final : public GpuFeature {
   size_t output_count() const override { return 4; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // The entry point of tests: three planes of each picture in device memory, checked (size, layout), for `slot`.
   Status enqueue_planes(const DevicePlane ref[3], const DevicePlane dist[3], unsigned slot);

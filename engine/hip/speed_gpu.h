@@ -55,6 +55,7 @@ class SpeedGpu final : public GpuFeature {
   // The slot, the frame's geometry and its four chroma planes (check_device_plane), as the pipeline guarantees them.
   Status check_frame(const FramePlanes& frame, unsigned slot) const;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // After the slot's work has finished: the estimates of ref U, ref V, dist U, dist V (tests).
   Status estimates(unsigned slot, cpu::SpeedEstimate out[speed::kImages]) const;

@@ -80,6 +80,7 @@ class SsimGpu : public GpuFeature {
   size_t output_count() const override { return cpu::ssim_value_count(report_); }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // enqueue() of two luma planes, checked first (the entry point of tests and benchmarks).
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,
@@ -129,6 +130,7 @@ class MsSsimGpu : public GpuFeature {
   size_t output_count() const override { return cpu::ms_ssim_value_count(report_); }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // enqueue() of two luma planes, checked first (the entry point of tests and benchmarks).
   Status enqueue_planes(const DevicePlane& ref, const DevicePlane& dist, unsigned slot,

@@ -48,6 +48,7 @@ class VifGpu : public GpuFeature {
   size_t output_count() const override { return cpu::kVifScales; }
   Status enqueue(const FramePlanes& frame, unsigned slot) override;
   Status finish(unsigned slot, double* out) override;
+  bool frame_independent() const override { return true; }
 
   // enqueue() of two luma planes, checked first (the entry point of tests and benchmarks); `debug` adds the test
   // outputs.

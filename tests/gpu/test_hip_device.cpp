@@ -224,6 +224,51 @@ TEST(HipDevice, DeferredReleaseRunsOnceTheWorkHasFinished) {
   EXPECT_EQ(released, 11) << "a release runs once";
 }
 
+// Lanes: work queued in a StreamScope runs on that lane, query() and synchronize() see it, and a deferred release
+// (record_all) waits for it although the library stream itself is idle. Without record_all covering the lanes, the
+// release would run at the first collect(): the library stream has nothing queued.
+TEST(HipDevice, DeferredReleaseWaitsForTheLanes) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  ASSERT_OK(dev->ensure_lanes(2));
+  ASSERT_GE(dev->lanes(), 2u);
+  ASSERT_NE(dev->lane_stream(1), nullptr);
+  EXPECT_EQ(dev->lane_stream(Device::kMaxLanes), nullptr);
+  EXPECT_EQ(dev->ensure_lanes(Device::kMaxLanes + 1).code(), Errc::invalid_argument);
+  EXPECT_EQ(dev->current_stream(), dev->stream());
+  DeviceBuffer buf;
+  ASSERT_OK(DeviceBuffer::create(dev, size_t(512) << 20, &buf));
+  ASSERT_OK(dev->synchronize());
+  // Enough work on lane 1 that it is still running when the host looks (a few ms on any GPU); retried with more
+  // where a GPU finished it before the host could look.
+  bool seen_busy = false;
+  for (unsigned rounds = 8; rounds <= 512 && !seen_busy; rounds *= 4) {
+    int released = 0;
+    {
+      StreamScope scope(*dev, dev->lane_stream(1));
+      EXPECT_EQ(dev->current_stream(), dev->lane_stream(1));
+      for (unsigned i = 0; i < rounds; ++i) ASSERT_OK(dev->memset_d32_async(buf.data(), i, buf.size() / 4));
+    }
+    EXPECT_EQ(dev->current_stream(), dev->stream()) << "the scope restores the library stream";
+    ASSERT_OK(dev->defer_release([&] { ++released; }));
+    ASSERT_OK(dev->collect());
+    const Status q = dev->query();
+    if (q.code() == Errc::busy) {
+      seen_busy = true;
+      EXPECT_EQ(released, 0) << "the release ran while lane 1 still wrote the buffer";
+    }
+    ASSERT_OK(dev->synchronize());
+    ASSERT_OK(dev->collect());
+    EXPECT_EQ(released, 1);
+    ASSERT_OK(dev->query());  // synchronize() waited for the lanes
+  }
+  EXPECT_TRUE(seen_busy) << "lane 1 never looked busy: the test proved nothing";
+  // The lane's last write is what the buffer holds.
+  std::vector<uint32_t> back(16);
+  ASSERT_OK(dev->copy_async(CopyKind::device_to_host, back.data(), buf.data(), back.size() * 4));
+  ASSERT_OK(dev->synchronize());
+  EXPECT_NE(back[0], 0u);
+}
+
 // Library calls from a thread that never bound the context work, and leave that thread as they found it;
 // make_current() binds it for good (the GL thread's case).
 TEST(HipDevice, BindsTheContextOnOtherThreads) {

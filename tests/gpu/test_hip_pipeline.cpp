@@ -372,8 +372,16 @@ struct MotionPsnrPipeline {
   unsigned motion_id = 0, psnr_id = 0;
 };
 
+// Lanes of the pipelines made below: `lanes` (0: the default, or VMAFX_HIP_LANES); with per_lane_motion and
+// per_lane_psnr one instance of that feature per lane, else one (the serial lane when there are lanes).
+struct LaneSetup {
+  unsigned lanes = 0;
+  bool per_lane_motion = false, per_lane_psnr = false;
+};
+
 Status make_pipeline(const std::shared_ptr<Device>& dev, unsigned bpc, uint32_t w, uint32_t h, unsigned slots,
-                     MotionPsnrPipeline* out, int copy_threads = -1, int upload_stream = -1) {
+                     MotionPsnrPipeline* out, int copy_threads = -1, int upload_stream = -1,
+                     const LaneSetup& lanes = {}) {
   PipelineConfig pc;
   pc.width = w;
   pc.height = h;
@@ -381,18 +389,27 @@ Status make_pipeline(const std::shared_ptr<Device>& dev, unsigned bpc, uint32_t 
   pc.slots = slots;
   pc.copy_threads = copy_threads;
   pc.upload_stream = upload_stream;
+  pc.lanes = lanes.lanes;
   VMAFX_TRY(HipPipeline::create(dev, pc, &out->pipeline));
-  std::unique_ptr<MotionGpu> m;
-  VMAFX_TRY(MotionGpu::create(dev, w, h, bpc, slots, &m));
-  std::unique_ptr<PsnrGpu> p;
-  VMAFX_TRY(PsnrGpu::create(dev, w, h, bpc, Chroma::k420, slots, &p));
+  const unsigned n = out->pipeline->lanes();
+  std::vector<std::unique_ptr<GpuFeature>> ms, ps;
+  for (unsigned i = 0; i < (lanes.per_lane_motion ? n : 1u); ++i) {
+    std::unique_ptr<MotionGpu> m;
+    VMAFX_TRY(MotionGpu::create(dev, w, h, bpc, slots, &m));
+    ms.push_back(std::move(m));
+  }
+  for (unsigned i = 0; i < (lanes.per_lane_psnr ? n : 1u); ++i) {
+    std::unique_ptr<PsnrGpu> p;
+    VMAFX_TRY(PsnrGpu::create(dev, w, h, bpc, Chroma::k420, slots, &p));
+    ps.push_back(std::move(p));
+  }
   FeatureNeeds mn;
   mn.dist = false;
   mn.prev_ref = true;
   FeatureNeeds pn;
   pn.chroma = true;
-  VMAFX_TRY(out->pipeline->add_feature(std::move(m), mn, &out->motion_id));
-  VMAFX_TRY(out->pipeline->add_feature(std::move(p), pn, &out->psnr_id));
+  VMAFX_TRY(out->pipeline->add_feature(std::move(ms), mn, &out->motion_id));
+  VMAFX_TRY(out->pipeline->add_feature(std::move(ps), pn, &out->psnr_id));
   return Status::ok();
 }
 
@@ -517,6 +534,79 @@ TEST(HipPipeline, HostAndDeviceFramesGiveCpuScores) {
     }
     if (HasFailure()) return;
   }
+}
+
+// Frames on several lanes give the CPU's scores: per-lane and serial features, host, device and mixed frames,
+// fewer slots than lanes, and the plane sets' two readers (the frame and its successor's motion) on different lanes.
+TEST(HipPipeline, LanesGiveCpuScores) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  if (!dev->can_order_streams()) GTEST_SKIP() << "lanes need the upload stream, which this runtime cannot order";
+  struct Case {
+    unsigned bpc;
+    uint32_t w, h;
+    int frames;
+    unsigned slots, lanes;
+    bool per_lane_motion, per_lane_psnr;
+  };
+  for (const Case& c : {Case{8, 333, 197, 17, 6, 2, true, true}, Case{10, 640, 360, 13, 5, 3, false, true},
+                        Case{8, 1920, 1080, 11, 7, 5, true, false}, Case{8, 321, 241, 9, 2, 4, true, true},
+                        Case{10, 1920, 1080, 8, 6, 4, false, false}}) {
+    const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) +
+                             "-bit, " + std::to_string(c.slots) + " slots, " + std::to_string(c.lanes) +
+                             " lanes, motion " + (c.per_lane_motion ? "per lane" : "serial") + ", psnr " +
+                             (c.per_lane_psnr ? "per lane" : "serial");
+    Stream s;
+    make_stream(c.bpc, c.w, c.h, c.frames, 4000 + c.w, &s);
+    if (HasFatalFailure()) return;
+    std::vector<DeviceFrame> dref(size_t(c.frames)), ddist(size_t(c.frames));
+    std::vector<const PictureView*> refs, dists, mrefs, mdists;
+    for (int i = 0; i < c.frames; ++i) {
+      ASSERT_OK(to_device(dev, s.ref[size_t(i)], &dref[size_t(i)]));
+      ASSERT_OK(to_device(dev, s.dist[size_t(i)], &ddist[size_t(i)]));
+      refs.push_back(&s.ref[size_t(i)].view);
+      dists.push_back(&s.dist[size_t(i)].view);
+      const bool on_device = (i % 3) == 1;
+      mrefs.push_back(on_device ? &dref[size_t(i)].view : refs.back());
+      mdists.push_back(on_device ? &ddist[size_t(i)].view : dists.back());
+    }
+    const LaneSetup ls{c.lanes, c.per_lane_motion, c.per_lane_psnr};
+    for (int pass = 0; pass < 2; ++pass) {
+      MotionPsnrPipeline mp;
+      ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mp, -1, 1, ls));
+      EXPECT_EQ(mp.pipeline->lanes(), c.lanes) << what;
+      Results r;
+      run_stream(mp, pass ? mrefs : refs, pass ? mdists : dists, &r);
+      expect_scores(s, r, what + (pass ? ", host and device frames mixed" : ", host frames"));
+    }
+    if (HasFailure()) return;
+  }
+  // One lane where the upload stream is off (the library stream's two plane sets are ordered by that stream only),
+  // and a serial feature offered per lane is refused.
+  MotionPsnrPipeline off;
+  ASSERT_OK(make_pipeline(dev, 8, 64, 48, 4, &off, -1, 0, LaneSetup{4, true, true}));
+  EXPECT_EQ(off.pipeline->lanes(), 1u);
+  PipelineConfig pc;
+  pc.width = 64;
+  pc.height = 48;
+  pc.slots = 4;
+  pc.upload_stream = 1;
+  pc.lanes = 2;
+  std::shared_ptr<HipPipeline> p;
+  ASSERT_OK(HipPipeline::create(dev, pc, &p));
+  ASSERT_EQ(p->lanes(), 2u);
+  cpu::MotionOptions five;
+  five.five_frame_window = true;
+  std::vector<std::unique_ptr<GpuFeature>> two;
+  for (int i = 0; i < 2; ++i) {
+    std::unique_ptr<MotionGpu> m;
+    ASSERT_OK(MotionGpu::create(dev, 64, 48, 8, 4, five, &m));
+    two.push_back(std::move(m));
+  }
+  unsigned id = 0;
+  const Status refused = p->add_feature(std::move(two), FeatureNeeds{}, &id);
+  EXPECT_EQ(refused.code(), Errc::invalid_argument) << refused.to_string();
+  pc.lanes = Device::kMaxLanes;
+  EXPECT_EQ(HipPipeline::create(dev, pc, &p).code(), Errc::invalid_argument);
 }
 
 TEST(HipPipeline, MotionAloneUploadsOnlyTheReferenceLuma) {
