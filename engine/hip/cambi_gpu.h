@@ -9,7 +9,8 @@
 //
 // Per frame, on the device's library stream: clears of the selection states and the slot's results (after the
 // frame's upload), per picture (the distorted luma; with full_ref the reference luma, both the frame's shared
-// planes) the preprocessing, the mask, and per scale the filter, the c-values and three pooling passes; then the
+// planes) the preprocessing, the mask, and per scale the filter, the c-values (one thread per column on the large
+// scales, one block per column on the small ones: kernels/cambi_impl.h) and three pooling passes; then the
 // read-back of the slot's results into pinned memory. Images, masks and keys are scratch shared by the slots (one
 // stream runs them in order); the c-values are kept per slot for the host pooling.
 #pragma once
@@ -32,6 +33,10 @@ namespace vmafx::hip {
 
 struct CambiGpuOptions {
   bool force_host_pooling = false;  // tests: pool every scale on the host (the CPU reference's path)
+  // The c-values of a scale whose one-thread-per-column launch (cambi_c_values_kernel) would have fewer threads than
+  // this run one block per column instead (cambi_c_values_block_kernel); -1: VMAFX_HIP_CAMBI_BLOCK_BELOW, else 4096.
+  // 0: never, a huge value: always (tests run both).
+  long block_kernel_below = -1;
 };
 
 // What a test can read back of one scale of one picture of the frame last enqueued (image, mask, keys: scratch of
@@ -93,12 +98,15 @@ class CambiGpu final : public GpuFeature {
   TypedKernel<cambi_mask_kernel_fn> k_mask_;
   TypedKernel<cambi_filter_kernel_fn> k_filter_;
   TypedKernel<cambi_c_values_kernel_fn> k_cval_;
+  TypedKernel<cambi_c_values_block_kernel_fn> k_cval_block_;
   TypedKernel<cambi_pool1_kernel_fn> k_pool_[3];  // the three passes share one type
   cpu::CambiPlan plan_;
   CambiGpuOptions gpu_options_;
   unsigned slots_ = 0;
   unsigned pictures_ = 1;
-  unsigned cval_block_ = 32;  // threads (histogram columns) per c-values block
+  unsigned cval_block_ = 32;    // threads (histogram columns) per block of cambi_c_values_kernel
+  uint64_t block_below_ = 4096;  // CambiGpuOptions::block_kernel_below, resolved
+  unsigned column_rows_ = 0;     // the column kernel's rows per chunk (VMAFX_HIP_CAMBI_ROWS; 0: from the scale's size)
   Picture pic_[2];
   DeviceBuffer recip_;
   DeviceBuffer cvals_;    // slots x pictures x (every scale's c-values)

@@ -275,9 +275,16 @@ const Case& find_case(const std::string& name) {
   return kCases[0];
 }
 
+// Each case three times: the c-values kernels as the sizes pick them, one thread per column on every scale, and one
+// block per column on every scale (kernels/cambi_impl.h): the same c-values, bit for bit.
 TEST(HipCambi, MatchesCpuStageByStage) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
-  for (const Case& c : kCases) EXPECT_EQ(run_case(dev, c), "") << c.name << " [" << c.options << "]";
+  for (long below : {-1L, 0L, 1L << 40}) {
+    CambiGpuOptions o;
+    o.block_kernel_below = below;
+    const char* kind = below < 0 ? "default kernels" : below == 0 ? "column kernel" : "block kernel";
+    for (const Case& c : kCases) EXPECT_EQ(run_case(dev, c, {}, o), "") << c.name << " [" << c.options << "], " << kind;
+  }
 }
 
 // Every scale pooled on the host (the CPU reference's quickselect on read-back c-values): the same scores.

@@ -8,6 +8,7 @@ VMAFX_KERNEL cambi_check_kernel_fn cambi_check_kernel;
 VMAFX_KERNEL cambi_mask_kernel_fn cambi_mask_kernel;
 VMAFX_KERNEL cambi_filter_kernel_fn cambi_filter_kernel;
 VMAFX_KERNEL cambi_c_values_kernel_fn cambi_c_values_kernel;
+VMAFX_KERNEL cambi_c_values_block_kernel_fn cambi_c_values_block_kernel;
 VMAFX_KERNEL cambi_pool1_kernel_fn cambi_pool1_kernel;
 VMAFX_KERNEL cambi_pool2_kernel_fn cambi_pool2_kernel;
 VMAFX_KERNEL cambi_pool3_kernel_fn cambi_pool3_kernel;
@@ -61,11 +62,62 @@ VMAFX_KERNEL void cambi_filter_kernel(CambiFilterArgs a) {
 // at [v * B + thread]); grid: ceil(w / B) x ceil(h / rows). Threads share nothing, so there is no barrier.
 VMAFX_KERNEL void cambi_c_values_kernel(CambiCvalArgs a) {
   extern __shared__ vx_u16 cambi_hist[];
+  // The block's histograms cleared together, 16 bytes a store (blockDim.x is 16 or 32: whole 16-byte rows).
+  {
+    uint4* h = (uint4*)cambi_hist;
+    const vx_u32 n = a.band_size * blockDim.x / 8;
+    for (vx_u32 i = threadIdx.x; i < n; i += blockDim.x) h[i] = make_uint4(0, 0, 0, 0);
+  }
+  __syncthreads();
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x;
   const vx_u32 y0 = blockIdx.y * a.rows;
   if (x >= a.w || y0 >= a.h) return;
   const vx_u32 y1 = cambi_min_u32(y0 + a.rows, a.h);
-  cambi_c_values_column(a, cambi_hist + threadIdx.x, blockDim.x, x, y0, y1);
+  cambi_c_values_column(a, cambi_hist + threadIdx.x, blockDim.x, x, y0, y1, /*cleared=*/true);
+}
+
+// Block: CAMBI_CVAL_THREADS threads for one column x (blockIdx.x) and the chunk of rows blockIdx.y * rows ..; dynamic
+// shared memory: band_size 32-bit counts (the window's histogram), then num_diffs floats (the candidates).
+VMAFX_KERNEL void cambi_c_values_block_kernel(CambiCvalArgs a) {
+  extern __shared__ vx_u32 cambi_counts[];
+  float* cand = (float*)(cambi_counts + a.band_size);
+  const vx_u32 t = threadIdx.x, x = blockIdx.x, y0 = blockIdx.y * a.rows;
+  if (x >= a.w || y0 >= a.h) return;  // the whole block
+  const vx_u32 y1 = cambi_min_u32(y0 + a.rows, a.h);
+  for (vx_u32 v = t; v < a.band_size; v += CAMBI_CVAL_THREADS) cambi_counts[v] = 0;
+  __syncthreads();
+  const vx_i32 P = (vx_i32)a.pad, W = (vx_i32)a.w, H = (vx_i32)a.h;
+  const vx_i32 c0 = cambi_max_i32((vx_i32)x - P, 0), c1 = cambi_min_i32((vx_i32)x + P + 1, W);
+  const vx_i32 r0 = cambi_max_i32((vx_i32)y0 - P, 0), r1 = cambi_min_i32((vx_i32)y0 + P + 1, H);
+  const vx_u32 cols = (vx_u32)(c1 - c0), window = (vx_u32)(r1 - r0) * cols;
+  for (vx_u32 i = t; i < window; i += CAMBI_CVAL_THREADS) {
+    const vx_u32 k = cambi_key_at(a, c0 + (vx_i32)(i % cols), r0 + (vx_i32)(i / cols));
+    if (k != CAMBI_KEY_NONE) atomicAdd(&cambi_counts[k], 1u);
+  }
+  __syncthreads();
+  for (vx_u32 y = y0; y < y1; ++y) {
+    if (y > y0) {
+      const vx_i32 leave = (vx_i32)y - P - 1, enter = (vx_i32)y + P;
+      for (vx_i32 c = c0 + (vx_i32)t; c < c1; c += CAMBI_CVAL_THREADS) {
+        const vx_u32 ks = leave >= 0 ? cambi_key_at(a, c, leave) : CAMBI_KEY_NONE;
+        const vx_u32 ka = enter < H ? cambi_key_at(a, c, enter) : CAMBI_KEY_NONE;
+        if (ks == ka) continue;
+        if (ks != CAMBI_KEY_NONE) atomicSub(&cambi_counts[ks], 1u);
+        if (ka != CAMBI_KEY_NONE) atomicAdd(&cambi_counts[ka], 1u);
+      }
+      __syncthreads();
+    }
+    const vx_u32 k = cambi_key_at(a, (vx_i32)x, (vx_i32)y);  // the same for every thread
+    if (k != CAMBI_KEY_NONE && t < a.num_diffs) cand[t] = cambi_c_value_diff(a, k, cambi_counts, 1u, (int)t);
+    __syncthreads();
+    if (t == 0) {
+      float c = 0.0f;
+      if (k != CAMBI_KEY_NONE)
+        for (vx_u32 d = 0; d < a.num_diffs; ++d) c = cambi_c_value_max(c, cand[d]);
+      a.out[(vx_u64)y * a.w + x] = c;
+    }
+    __syncthreads();  // the candidates are read before the next row's, and the counts before they change
+  }
 }
 
 // ---- pooling -------------------------------------------------------------------------------------------------------

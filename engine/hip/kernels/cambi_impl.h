@@ -18,6 +18,15 @@
 //   cambi_c_values_kernel    one thread per column of a chunk of rows: the thread's own histogram of the window's
 //                            keys (band_size counters in shared memory, strided by the block's width), built for the
 //                            chunk's first row and slid down row by row; each row's c-value from the counts
+//                            (cambi_c_values_column). The most work done per instruction, for scales with columns
+//                            enough to fill the GPU.
+//   cambi_c_values_block_kernel  the same c-values with one block of CAMBI_CVAL_THREADS threads per column and chunk:
+//                            the column's window histogram (band_size 32-bit counts in shared memory), every thread
+//                            adding and removing a share of the keys entering and leaving the window (shared atomics:
+//                            counts, so the order does not matter); each row's c-value: thread d < num_diffs computes
+//                            difference d's candidate (cambi_c_value_diff), thread 0 takes their maximum in d order,
+//                            which is cambi_c_value's loop. A shorter chain per thread, for the small scales, where
+//                            one thread per column leaves the GPU idle.
 //   cambi_pool{1,2,3}_kernel the top-k sum by three levels of radix selection on the c-values' float bits (16, 8 and 8
 //                            bits): per-block counts (and sums) in shared memory added into the scale's state; the
 //                            last block of each pass selects the bin holding the k-th largest value. The sum is an
@@ -36,6 +45,7 @@
 #define CAMBI_MASK_TILE_W 32         // cambi_mask_kernel: a block of 32 x 8 threads, one output each
 #define CAMBI_MASK_TILE_H 8
 #define CAMBI_MASK_PAD 3             // half of the 7x7 window
+#define CAMBI_CVAL_THREADS 32        // cambi_c_values_block_kernel: one column per block
 #define CAMBI_POOL_THREADS 256
 #define CAMBI_POOL_ITEMS 8           // values per thread per grid step
 #define CAMBI_COARSE_BASE 0x3F00u    // float bits >> 16 of 0.5, the smallest non-zero c-value
@@ -254,27 +264,29 @@ VX_HD int cambi_contrast_weight(int d) {
   return t[d];
 }
 
-// libvmaf's c_value_pixel for the pixel of key k (in the band), from its histogram column (entry v at hist[v * s]).
-VX_HD float cambi_c_value(const CambiCvalArgs& a, vx_u32 k, const vx_u16* hist, vx_u32 s) {
-  const int nd = (int)a.num_diffs;
-  const int value = (int)(k + a.band_base) + nd;
+// Difference d's candidate of libvmaf's c_value_pixel for the pixel of key k (in the band), from its histogram
+// column (entry v at hist[v * s], 16- or 32-bit counts); 0 where the difference does not apply.
+template <class Count>
+VX_HD float cambi_c_value_diff(const CambiCvalArgs& a, vx_u32 k, const Count* hist, vx_u32 s, int d) {
+  const int value = (int)(k + a.band_base) + (int)a.num_diffs;
+  if (!(value <= (int)a.tvi[d] && value + d + 1 > (int)a.vlt_luma)) return 0.0f;
   const vx_u32 p0 = hist[k * s];
+  const int i1 = (int)k + d + 1, i2 = (int)k - d - 1;
+  // i1 is inside the band whenever the condition holds (value + d + 1 <= tvi of the last difference); the bound
+  // only keeps reads inside the histogram.
+  const vx_u32 p1 = i1 < (int)a.band_size ? (vx_u32)hist[(vx_u32)i1 * s] : 0u;
+  const vx_u32 p2 = i2 >= 0 ? (vx_u32)hist[(vx_u32)i2 * s] : 0u;
+  if (p1 > p2) return (float)(cambi_contrast_weight(d) * (int)p0 * (int)p1) * a.recip[p1 + p0];
+  return (float)(cambi_contrast_weight(d) * (int)p0 * (int)p2) * a.recip[p2 + p0];
+}
+
+// libvmaf's c_value_pixel: the largest candidate, taken in d order (candidates are >= 0, and a 0 never replaces c).
+VX_HD float cambi_c_value_max(float c, float val) { return val > c ? val : c; }
+
+template <class Count>
+VX_HD float cambi_c_value(const CambiCvalArgs& a, vx_u32 k, const Count* hist, vx_u32 s) {
   float c = 0.0f;
-  for (int d = 0; d < nd; ++d) {
-    if (value <= (int)a.tvi[d] && value + d + 1 > (int)a.vlt_luma) {
-      const int i1 = (int)k + d + 1, i2 = (int)k - d - 1;
-      // i1 is inside the band whenever the condition holds (value + d + 1 <= tvi of the last difference); the bound
-      // only keeps reads inside the histogram.
-      const vx_u32 p1 = i1 < (int)a.band_size ? hist[(vx_u32)i1 * s] : 0u;
-      const vx_u32 p2 = i2 >= 0 ? hist[(vx_u32)i2 * s] : 0u;
-      float val;
-      if (p1 > p2)
-        val = (float)(cambi_contrast_weight(d) * (int)p0 * (int)p1) * a.recip[p1 + p0];
-      else
-        val = (float)(cambi_contrast_weight(d) * (int)p0 * (int)p2) * a.recip[p2 + p0];
-      if (val > c) c = val;
-    }
-  }
+  for (int d = 0; d < (int)a.num_diffs; ++d) c = cambi_c_value_max(c, cambi_c_value_diff(a, k, hist, s, d));
   return c;
 }
 
@@ -283,10 +295,12 @@ VX_HD vx_u32 cambi_key_at(const CambiCvalArgs& a, vx_i32 x, vx_i32 y) {
 }
 
 // One thread's work: the c-values of column x for rows y0 .. y1 - 1, with its histogram column at hist[v * s]
-// (band_size entries). The window of (x, y) is rows y - pad .. y + pad and columns x - pad .. x + pad inside the
+// (band_size entries, zeroed here unless `cleared` says the caller did). The window of (x, y) is rows y - pad .. y + pad and columns x - pad .. x + pad inside the
 // picture, as libvmaf's sliding histogram counts them.
-VX_HD void cambi_c_values_column(const CambiCvalArgs& a, vx_u16* hist, vx_u32 s, vx_u32 x, vx_u32 y0, vx_u32 y1) {
-  for (vx_u32 v = 0; v < a.band_size; ++v) hist[v * s] = 0;
+VX_HD void cambi_c_values_column(const CambiCvalArgs& a, vx_u16* hist, vx_u32 s, vx_u32 x, vx_u32 y0, vx_u32 y1,
+                                  bool cleared = false) {
+  if (!cleared)
+    for (vx_u32 v = 0; v < a.band_size; ++v) hist[v * s] = 0;
   const vx_i32 P = (vx_i32)a.pad, W = (vx_i32)a.w, H = (vx_i32)a.h;
   const vx_i32 c0 = cambi_max_i32((vx_i32)x - P, 0), c1 = cambi_min_i32((vx_i32)x + P + 1, W);
   const vx_i32 r0 = cambi_max_i32((vx_i32)y0 - P, 0), r1 = cambi_min_i32((vx_i32)y0 + P + 1, H);
@@ -512,6 +526,7 @@ typedef void cambi_check_kernel_fn(CambiPreArgs a);
 typedef void cambi_mask_kernel_fn(CambiMaskArgs a);
 typedef void cambi_filter_kernel_fn(CambiFilterArgs a);
 typedef void cambi_c_values_kernel_fn(CambiCvalArgs a);
+typedef void cambi_c_values_block_kernel_fn(CambiCvalArgs a);
 typedef void cambi_pool1_kernel_fn(CambiPoolArgs a);
 typedef void cambi_pool2_kernel_fn(CambiPoolArgs a);
 typedef void cambi_pool3_kernel_fn(CambiPoolArgs a);
