@@ -93,6 +93,9 @@ struct Api {
   Entry<int(StreamHandle s)> stream_synchronize;
   Entry<int(StreamHandle s)> stream_query;
   Entry<int(StreamHandle s, EventHandle e)> stream_wait_event;
+  // Queues a host function on a stream (optional): the stream's later work waits until it has returned. It runs on a
+  // runtime thread and must not call the runtime.
+  Entry<int(StreamHandle s, void (*fn)(void*), void* user)> launch_host_func;
   Entry<int(EventHandle* out)> event_create;
   // An event a host thread sleeps on in event_synchronize until it completes (blocking sync), where event_create's
   // events may have the thread spin; for waits that are not on the per-frame path.

@@ -372,6 +372,13 @@ Status Device::submit_upload() {
   return fail(api_->stream_query.symbol, rc, __FILE__, __LINE__);
 }
 
+Status Device::upload_host_func(void (*fn)(void*), void* user) {
+  ContextScope scope(*this);
+  VMAFX_TRY(scope.status());
+  VMAFX_HIP_CHECK(*this, launch_host_func, upload_stream_, fn, user);
+  return Status::ok();
+}
+
 Status Device::upload_wait_event(EventHandle event) {
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());

@@ -177,6 +177,10 @@ class Device {
   // The upload stream waits (on the device) for an event, e.g. the library stream's event after the last read of
   // the buffer the next upload overwrites.
   Status upload_wait_event(EventHandle event);
+  // Queues `fn(user)` on the upload stream: the uploads queued after it wait until it has returned (a gate that a
+  // host thread opens: HipPipeline's staging copies). `fn` runs on a runtime thread and must not call the runtime.
+  Status upload_host_func(void (*fn)(void*), void* user);
+  bool can_gate_uploads() const { return upload_stream_ != nullptr && api_->launch_host_func.fn != nullptr; }
   // Whether the runtime can order the two streams (stream-wait-event); without it callers keep to the library stream.
   bool can_order_streams() const { return upload_stream_ != nullptr && api_->stream_wait_event.fn != nullptr; }
 

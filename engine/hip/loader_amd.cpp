@@ -30,6 +30,7 @@ struct AmdRaw {
   Err (*hipStreamSynchronize)(void*);
   Err (*hipStreamQuery)(void*);
   Err (*hipStreamWaitEvent)(void*, void*, unsigned);
+  Err (*hipLaunchHostFunc)(void*, void (*)(void*), void*);
   Err (*hipEventCreateWithFlags)(void**, unsigned);
   Err (*hipEventRecord)(void*, void*);
   Err (*hipEventQuery)(void*);
@@ -119,6 +120,7 @@ int stream_destroy(StreamHandle s) { return g.hipStreamDestroy(s); }
 int stream_synchronize(StreamHandle s) { return g.hipStreamSynchronize(s); }
 int stream_query(StreamHandle s) { return g.hipStreamQuery(s); }
 int stream_wait_event(StreamHandle s, EventHandle e) { return g.hipStreamWaitEvent(s, e, 0); }
+int launch_host_func(StreamHandle s, void (*fn)(void*), void* user) { return g.hipLaunchHostFunc(s, fn, user); }
 int event_create(EventHandle* out) { return g.hipEventCreateWithFlags(out, abi::kHipEventDisableTiming); }
 int event_create_blocking(EventHandle* out) {
   return g.hipEventCreateWithFlags(out, abi::kHipEventDisableTiming | abi::kHipEventBlockingSync);
@@ -257,6 +259,7 @@ Status amd_fill(void* lib, Api* api) {
   if (!resolve(lib, "hipHostMalloc", &g.hipHostMalloc)) resolve(lib, "hipHostAlloc", &g.hipHostMalloc);
   if (!resolve(lib, "hipHostFree", &g.hipHostFree)) resolve(lib, "hipFreeHost", &g.hipHostFree);
   resolve(lib, "hipDriverGetVersion", &g.hipDriverGetVersion);
+  resolve(lib, "hipLaunchHostFunc", &g.hipLaunchHostFunc);
   resolve(lib, "hipDeviceGetName", &g.hipDeviceGetName);
   resolve(lib, "hipDeviceGetPCIBusId", &g.hipDeviceGetPCIBusId);
   resolve(lib, "hipDeviceTotalMem", &g.hipDeviceTotalMem);
@@ -297,6 +300,7 @@ Status amd_fill(void* lib, Api* api) {
   bind(api->stream_query, stream_query, "hipStreamQuery", g.hipStreamQuery != nullptr, api);
   bind(api->stream_wait_event, stream_wait_event, "hipStreamWaitEvent", g.hipStreamWaitEvent != nullptr,
        api);
+  bind(api->launch_host_func, launch_host_func, "hipLaunchHostFunc", g.hipLaunchHostFunc != nullptr, api);
   bind(api->event_create, event_create, "hipEventCreateWithFlags", g.hipEventCreateWithFlags != nullptr,
        api);
   bind(api->event_create_blocking, event_create_blocking, "hipEventCreateWithFlags",

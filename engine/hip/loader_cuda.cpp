@@ -36,6 +36,7 @@ struct CudaRaw {
   CUresult (*cuStreamSynchronize)(void*);
   CUresult (*cuStreamQuery)(void*);
   CUresult (*cuStreamWaitEvent)(void*, void*, unsigned);
+  CUresult (*cuLaunchHostFunc)(void*, void (*)(void*), void*);
   CUresult (*cuEventCreate)(void**, unsigned);
   CUresult (*cuEventRecord)(void*, void*);
   CUresult (*cuEventQuery)(void*);
@@ -126,6 +127,7 @@ int stream_destroy(StreamHandle s) { return g.cuStreamDestroy(s); }
 int stream_synchronize(StreamHandle s) { return g.cuStreamSynchronize(s); }
 int stream_query(StreamHandle s) { return g.cuStreamQuery(s); }
 int stream_wait_event(StreamHandle s, EventHandle e) { return g.cuStreamWaitEvent(s, e, 0); }
+int launch_host_func(StreamHandle s, void (*fn)(void*), void* user) { return g.cuLaunchHostFunc(s, fn, user); }
 int event_create(EventHandle* out) { return g.cuEventCreate(out, abi::kCuEventDisableTiming); }
 int event_create_blocking(EventHandle* out) {
   return g.cuEventCreate(out, abi::kCuEventDisableTiming | abi::kCuEventBlockingSync);
@@ -314,6 +316,7 @@ Status cuda_fill(void* lib, Api* api) {
   resolve(lib, "cuDeviceGetPCIBusId", &g.cuDeviceGetPCIBusId);
   resolve_v2(lib, "cuDeviceTotalMem", &g.cuDeviceTotalMem);
   resolve(lib, "cuMemsetD8Async", &g.cuMemsetD8Async);
+  resolve(lib, "cuLaunchHostFunc", &g.cuLaunchHostFunc);
   resolve(lib, "cuImportExternalMemory", &g.cuImportExternalMemory);
   resolve(lib, "cuExternalMemoryGetMappedBuffer", &g.cuExternalMemoryGetMappedBuffer);
   resolve(lib, "cuDestroyExternalMemory", &g.cuDestroyExternalMemory);
@@ -342,6 +345,7 @@ Status cuda_fill(void* lib, Api* api) {
   bind(api->stream_synchronize, stream_synchronize, "cuStreamSynchronize", true, api);
   bind(api->stream_query, stream_query, "cuStreamQuery", true, api);
   bind(api->stream_wait_event, stream_wait_event, "cuStreamWaitEvent", true, api);
+  bind(api->launch_host_func, launch_host_func, "cuLaunchHostFunc", g.cuLaunchHostFunc != nullptr, api);
   bind(api->event_create, event_create, "cuEventCreate", true, api);
   bind(api->event_create_blocking, event_create_blocking, "cuEventCreate", true, api);
   bind(api->event_record, event_record, "cuEventRecord", true, api);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cassert>
 #include <atomic>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -54,6 +55,7 @@ Plant planted_defect() {
   if (!std::strcmp(v, "clear_before_upload")) return Plant::clear_before_upload;
   if (!std::strcmp(v, "skip_wait")) return Plant::skip_wait;
   if (!std::strcmp(v, "skip_upload_submit")) return Plant::skip_upload_submit;
+  if (!std::strcmp(v, "skip_gate")) return Plant::skip_gate;
   return Plant::none;
 }
 
@@ -63,6 +65,7 @@ const char* plant_name(Plant p) {
     case Plant::clear_before_upload: return "clear_before_upload";
     case Plant::skip_wait: return "skip_wait";
     case Plant::skip_upload_submit: return "skip_upload_submit";
+    case Plant::skip_gate: return "skip_gate";
   }
   return "?";
 }
@@ -74,14 +77,7 @@ const char* plant_name(Plant p) {
 
 class HipPipeline::CopyPool {
  public:
-  struct Job {
-    uint8_t* dst;
-    size_t dst_pitch;
-    const uint8_t* src;
-    ptrdiff_t src_stride;
-    size_t row_bytes;
-    size_t rows;
-  };
+  using Job = CopyJob;
 
   explicit CopyPool(unsigned helpers) {
     for (unsigned i = 0; i < helpers; ++i) threads_.emplace_back([this] { work(); });
@@ -98,11 +94,22 @@ class HipPipeline::CopyPool {
 
   // Copies every job; large ones are cut into pieces that the helpers and this thread take in turn.
   void run(const std::vector<Job>& jobs) {
+    if (start(jobs, nullptr)) finish();
+  }
+  // Whether start() would hand these jobs to the helpers (else it copies them itself).
+  bool parallel(const std::vector<Job>& jobs) const {
     size_t total = 0;
     for (const Job& j : jobs) total += j.row_bytes * j.rows;
-    if (threads_.empty() || total < kParallelCopyMin) {
+    return !threads_.empty() && total >= kParallelCopyMin;
+  }
+  // Starts copying every job and returns: the helpers copy, and the one that copies the last piece calls `done`
+  // (under the pool's lock; it must not block). Small copies are made here at once (then `done` runs here too, and
+  // start returns false). After true, finish() must be called before the next start.
+  bool start(const std::vector<Job>& jobs, std::function<void()> done) {
+    if (!parallel(jobs)) {
       for (const Job& j : jobs) copy(j);
-      return;
+      if (done) done();
+      return false;
     }
     pieces_.clear();
     for (const Job& j : jobs) {
@@ -121,10 +128,15 @@ class HipPipeline::CopyPool {
       std::lock_guard<std::mutex> lk(mu_);
       next_.store(0);
       remaining_ = pieces_.size();
+      done_ = std::move(done);
       open_ = true;
       ++generation_;
     }
     cv_.notify_all();
+    return true;
+  }
+  // The calling thread takes pieces too, then waits until every piece is copied and every helper has left the run.
+  void finish() {
     take_pieces();
     std::unique_lock<std::mutex> lk(mu_);
     done_cv_.wait(lk, [&] { return remaining_ == 0 && active_ == 0; });
@@ -152,7 +164,11 @@ class HipPipeline::CopyPool {
     if (done) {
       std::lock_guard<std::mutex> lk(mu_);
       remaining_ -= done;
-      if (remaining_ == 0) done_cv_.notify_all();
+      if (remaining_ == 0) {
+        if (done_) done_();
+        done_ = nullptr;
+        done_cv_.notify_all();
+      }
     }
   }
 
@@ -178,6 +194,7 @@ class HipPipeline::CopyPool {
   std::mutex mu_;
   std::condition_variable cv_, done_cv_;
   size_t remaining_ = 0;   // pieces not yet copied
+  std::function<void()> done_;  // start()'s callback for the last piece
   unsigned active_ = 0;    // helpers inside the open run
   bool open_ = false;
   uint64_t generation_ = 0;
@@ -207,6 +224,11 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   }
   p->plant_ = hip_hooks::planted_defect();
   p->upload_stream_ = upload_stream_selected(*device, cfg.upload_stream);
+  const char* gate_env = std::getenv("VMAFX_HIP_UPLOAD_GATE");
+  // Unset: on NVIDIA (measured), not on AMD (not run: no AMD GPU was at hand); "0" off, anything else on.
+  const bool gate_wanted =
+      gate_env && *gate_env ? std::strcmp(gate_env, "0") != 0 : device->info().vendor == Vendor::nvidia;
+  p->gate_uploads_ = p->upload_stream_ && device->can_gate_uploads() && gate_wanted;
   if (cfg.lanes > Device::kMaxLanes - 1)
     return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.lanes) + " lanes (1.." +
                                         std::to_string(Device::kMaxLanes - 1) + ", 0: the default)"};
@@ -353,6 +375,7 @@ Status HipPipeline::allocate() {
     VMAFX_TRY(device_->upload_wait_event(sets_cleared_.handle()));
   }
   VMAFX_TRY(PinnedRing::create(device_, slots(), set_bytes_, &staging_));
+  gates_ = std::make_unique<UploadGate[]>(slots());
   allocated_ = true;
   return Status::ok();
 }
@@ -418,11 +441,14 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
     VMAFX_TRY(plane(dist, 1, &planes->dist[1]));
     VMAFX_TRY(plane(dist, 2, &planes->dist[2]));
   }
-  copy_pool_->run(jobs);
+  // With the upload gate the copy runs while the frame's work is queued (upload()); else here.
+  gated_ = gate_uploads_ && copy_pool_->parallel(jobs);
+  if (gated_) staged_jobs_ = std::move(jobs);
+  else copy_pool_->run(jobs);
   size_t staged = 0;
-  for (const auto& j : jobs) staged += j.row_bytes * j.rows;
-  // Frame N+1's host copy above overlapped the device's work on frame N; the upload is one copy of the set's
-  // prefix that holds every needed plane.
+  for (const auto& j : gated_ ? staged_jobs_ : jobs) staged += j.row_bytes * j.rows;
+  // Frame N+1's host copy overlaps the device's work on frame N; the upload is one copy of the set's prefix that
+  // holds every needed plane.
   upload_src_ = slot.host;
   upload_dst_ = dev_base;
   upload_bytes_ = end;
@@ -522,6 +548,22 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
     for (int reader : set_reader_[set])
       if (reader >= 0) VMAFX_TRY(device_->upload_wait_event(slots_[unsigned(reader)].event.handle()));
   }
+  if (gated_) {
+    // The staging copy runs on the helpers now; the upload waits on the device for the slot's gate, which the helper
+    // copying the last piece opens, while this thread queues the frame's kernels; finish() below then waits for the
+    // copy (a frame's pictures are read before submit returns, as without the gate). The slot's previous gate has
+    // passed: acquiring the slot waited for its upload, which came after it.
+    UploadGate& gate = gates_[upload_slot_.index];
+    gate.arm();
+    copy_pool_->start(staged_jobs_, [&gate] { gate.open(); });
+    copying_ = true;
+    const Status queued =
+        planted(Plant::skip_gate) ? Status::ok() : device_->upload_host_func(&UploadGate::wait_fn, &gate);
+    if (!queued) {
+      finish_copy();
+      return queued;
+    }
+  }
   VMAFX_TRY(device_->upload_async(upload_dst_, upload_src_, upload_bytes_));
   // The staging slot's event, on the upload stream: the slot is free once the copy has finished, and the library
   // stream waits for it before the frame's clears and kernels (clears after the upload: feature.h).
@@ -532,7 +574,14 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
   set_reader_[set] = {int(slot), -1};
   if (!planted(Plant::skip_wait)) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
   if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
+  finish_copy();
   return Status::ok();
+}
+
+void HipPipeline::finish_copy() {
+  if (!copying_) return;
+  copy_pool_->finish();
+  copying_ = false;
 }
 
 Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed,
@@ -608,7 +657,9 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
     VMAFX_TRY(stage(open_ref_, open_dist_, dist_needed, chroma_needed, set, &planes));
     next_set_ = (set + 1) % unsigned(sets_.size());
     used_set = int(set);
-    VMAFX_TRY(upload(k, set, *parts, planes));
+    const Status up = upload(k, set, *parts, planes);
+    finish_copy();  // also when queueing failed: the helpers are done with the caller's pictures before submit returns
+    VMAFX_TRY(up);
   } else {
     VMAFX_TRY(device_planes(open_ref_, open_dist_, chroma_needed, &planes));
     VMAFX_TRY(enqueue_features(*parts, planes, k));

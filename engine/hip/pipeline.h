@@ -172,6 +172,8 @@ class HipPipeline {
   // Host frames are uploaded on the device's upload stream (else on the library stream).
   bool upload_stream() const { return upload_stream_; }
   PipelineStats stats() const;
+  // Host frames' staging copies overlap the queueing of their kernels (the upload gate, below).
+  bool upload_gate() const { return gate_uploads_; }
 
  private:
   HipPipeline() = default;
@@ -192,12 +194,44 @@ class HipPipeline {
     GpuFeature* at(unsigned lane) const { return instances[serial() ? 0 : lane].get(); }
   };
   class CopyPool;
+  // One host copy of rows into the pinned ring (CopyPool splits large ones over its helpers).
+  struct CopyJob {
+    uint8_t* dst;
+    size_t dst_pitch;
+    const uint8_t* src;
+    ptrdiff_t src_stride;
+    size_t row_bytes;
+    size_t rows;
+  };
+  // A host frame's staging copy, as the upload stream waits for it (a host function that returns once open).
+  struct UploadGate {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool is_open = true;
+    void arm() {
+      std::lock_guard<std::mutex> lk(mu);
+      is_open = false;
+    }
+    void open() {
+      {
+        std::lock_guard<std::mutex> lk(mu);
+        is_open = true;
+      }
+      cv.notify_all();
+    }
+    static void wait_fn(void* p) {
+      auto* g = static_cast<UploadGate*>(p);
+      std::unique_lock<std::mutex> lk(g->mu);
+      g->cv.wait(lk, [g] { return g->is_open; });
+    }
+  };
 
   Status allocate();
   Status stage(const PictureView& ref, const PictureView& dist, bool dist_needed, bool chroma_needed, unsigned set,
                FramePlanes* planes);
   Status enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot);
   Status upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes);
+  void finish_copy();  // waits for a gated staging copy that upload() started
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
   Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp, bool stored = false) const;
   // Plane p's size as the features read it, or its stored size (chroma rounded up) where the scaler reads it.
@@ -229,6 +263,15 @@ class HipPipeline {
   Event sets_cleared_;  // after the sets' initial clears on the library stream (the upload stream waits for it once)
   PinnedRing staging_;
   std::unique_ptr<CopyPool> copy_pool_;
+  // The upload gate (upload stream, a runtime with host functions; VMAFX_HIP_UPLOAD_GATE: unset on NVIDIA only, "0"
+  // off, else on): a large staging
+  // copy runs on the helpers while the submitting thread queues the frame's upload (behind the ring slot's gate) and
+  // kernels, so the host copy overlaps the kernel launches. One gate per ring slot.
+  bool gate_uploads_ = false;
+  bool gated_ = false;     // the frame being submitted has a gated copy (staged_jobs_), not yet started
+  bool copying_ = false;   // that copy is running
+  std::vector<CopyJob> staged_jobs_;
+  std::unique_ptr<UploadGate[]> gates_;
   // The staged frame's upload: one copy of the prefix of a ring slot that holds every needed plane.
   PinnedRing::Slot upload_slot_;
   const uint8_t* upload_src_ = nullptr;

@@ -18,13 +18,16 @@ namespace vmafx::hip {
 //                        written);
 //   skip_wait            frames are finished without waiting for their event and, with the upload stream, the
 //                        library stream does not wait for the upload, so kernels may read planes before the upload;
-//   skip_upload_submit   the upload stream's work is not submitted after each upload (Device::submit_upload).
-enum class Plant { none, clear_before_upload, skip_wait, skip_upload_submit };
+//   skip_upload_submit   the upload stream's work is not submitted after each upload (Device::submit_upload);
+//   skip_gate            with the upload gate, the upload does not wait for the gate, so it may copy the staging
+//                        slot before the helpers have filled it.
+enum class Plant { none, clear_before_upload, skip_wait, skip_upload_submit, skip_gate };
 
 namespace hip_hooks {
 
 #if VMAFX_TEST_HOOKS
-// The planted defect that VMAFX_HIP_PLANT names ("clear_before_upload", "skip_wait", "skip_upload_submit"; anything
+// The planted defect that VMAFX_HIP_PLANT names ("clear_before_upload", "skip_wait", "skip_upload_submit",
+// "skip_gate"; anything
 // else: none), read when a pipeline is created.
 Plant planted_defect();
 const char* plant_name(Plant p);

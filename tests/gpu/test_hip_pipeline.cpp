@@ -609,6 +609,44 @@ TEST(HipPipeline, LanesGiveCpuScores) {
   EXPECT_EQ(HipPipeline::create(dev, pc, &p).code(), Errc::invalid_argument);
 }
 
+// The upload gate orders a host frame's upload after its staging copy, which runs on the helpers while the kernels are
+// queued: 1080p frames (copied in parallel) give the CPU's scores with it, and planting its absence (the upload no
+// longer waits) changes scores.
+TEST(HipPipeline, UploadGateOrdersTheUploadAfterTheStagingCopy) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const int frames = 12;
+  Stream s;
+  make_stream(8, 1920, 1080, frames, 777, &s);
+  if (HasFatalFailure()) return;
+  std::vector<const PictureView*> refs, dists;
+  for (int i = 0; i < frames; ++i) {
+    refs.push_back(&s.ref[size_t(i)].view);
+    dists.push_back(&s.dist[size_t(i)].view);
+  }
+  MotionPsnrPipeline mp;
+  ASSERT_OK(make_pipeline(dev, 8, 1920, 1080, 4, &mp, 3, 1, LaneSetup{2, true, true}));
+  if (!mp.pipeline->upload_gate()) GTEST_SKIP() << "no upload gate here (runtime without host functions, or AMD)";
+  Results r;
+  run_stream(mp, refs, dists, &r);
+  expect_scores(s, r, "1080p with the upload gate");
+  if (!kTestHooks) {
+    std::printf("skip_gate NOT planted: a build without test hooks\n");
+    return;
+  }
+  ASSERT_EQ(setenv("VMAFX_HIP_PLANT", "skip_gate", 1), 0);
+  MotionPsnrPipeline planted;
+  const Status made = make_pipeline(dev, 8, 1920, 1080, 4, &planted, 3, 1, LaneSetup{2, true, true});
+  ASSERT_EQ(unsetenv("VMAFX_HIP_PLANT"), 0);
+  ASSERT_OK(made);
+  Results rp;
+  run_stream(planted, refs, dists, &rp);
+  int wrong = 0;
+  for (int i = 0; i < frames; ++i)
+    if (rp.psnr[size_t(i)][0] != s.psnr[size_t(i)].y || rp.motion[size_t(i)][0] != s.motion[size_t(i)]) ++wrong;
+  std::printf("skip_gate planted: %d of %d frames scored wrong\n", wrong, frames);
+  EXPECT_GT(wrong, 0) << "without the gate the uploads read unfilled staging memory, yet every score was right";
+}
+
 TEST(HipPipeline, MotionAloneUploadsOnlyTheReferenceLuma) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   const uint32_t w = 640, h = 360;
