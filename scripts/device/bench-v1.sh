@@ -3,7 +3,7 @@
 # VMAF v1 (vmaf_v1.0.16_3d0h: cambi, speed_chroma, v1's ADM and motion) on the GPU machine, steady state and whole
 # process, against libvmaf's CPU path (a scratch build staged as .devrun/bench/libvmaf-vmaf with the model file
 # .devrun/bench/vmaf_v1.0.16_3d0h.json; never part of the tree):
-#   1. bench-gpu --model vmaf_v1.0.16_3d0h: frames per second after a warm-up, host frames (uploaded) and frames
+#   1. bench-gpu --model vmaf_v1.0.16_3d0h --lanes 1,6: frames per second after a warm-up, host frames (uploaded) and frames
 #      already on the device, 1080p and 4K 8-bit, plus each v1 feature alone on device frames;
 #   2. whole process, files in the page cache: vmafx-score --backend hip and libvmaf --threads 16 on 300 and 1200
 #      frames of 1080p (pair d repeated) and 60 and 240 frames of 4K (random bytes); the rate between the two
@@ -15,7 +15,7 @@ D=.devdata/testdata
 LIBVMAF=$R/bench/libvmaf-vmaf
 MODEL=$R/bench/vmaf_v1.0.16_3d0h.json
 echo "== bench-gpu, vmaf_v1.0.16_3d0h"
-$R/bench/bench-gpu --model vmaf_v1.0.16_3d0h --bitdepth 8 --size 1920x1080 --size 3840x2160 \
+$R/bench/bench-gpu --model vmaf_v1.0.16_3d0h --bitdepth 8 --size 1920x1080 --size 3840x2160 --lanes 1,6 \
   --breakdown-features "cambi,cambi=cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17,speed_chroma,speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45,adm,adm=adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_noise_weight=0.02:adm_min_val=0.5:adm_csf_mode=2,motion,vif"
 for s in ref x264crf35; do
   [ -s /tmp/d1080x4_$s.yuv ] || for i in $(seq 150); do cat $D/d_1920x1080_8b_$s.yuv; done | head -c $((3110400 * 1200)) > /tmp/d1080x4_$s.yuv
