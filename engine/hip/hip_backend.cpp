@@ -20,14 +20,15 @@ namespace vmafx::hip {
 
 namespace {
 
-// Frames in flight: six, or four where a slot's staging memory (both lumas, and chroma) is large (4K 16-bit);
-// VMAFX_HIP_SLOTS (2..64) overrides it.
-unsigned slots_for(const VideoGeometry& g) {
+// Frames in flight: VMAFX_HIP_SLOTS (2..64) where set; else six, or four where a slot's staging memory (both lumas,
+// and chroma) is large (4K 16-bit), and at least two more than the lanes, so that every lane has a frame while
+// finished ones wait for their completion.
+unsigned slots_for(const VideoGeometry& g, unsigned lanes) {
   if (const char* v = std::getenv("VMAFX_HIP_SLOTS"); v && *v)
     return unsigned(std::max(2ul, std::min(64ul, std::strtoul(v, nullptr, 10))));
   const size_t word = g.bit_depth > 8 ? 2 : 1;
   const size_t slot_bytes = size_t(g.width) * g.height * word * 3;
-  return slot_bytes > (size_t(32) << 20) ? 4 : 6;
+  return std::max(slot_bytes > (size_t(32) << 20) ? 4u : 6u, lanes + 2);
 }
 
 class HipBackend final : public features::Backend {
@@ -45,10 +46,7 @@ class HipBackend final : public features::Backend {
     pc.height = plan.geometry.height;
     pc.bpc = plan.geometry.bit_depth;
     pc.chroma = plan.geometry.chroma;
-    // Frames in flight: at least two more than the lanes, so that every lane has a frame while finished ones wait
-    // for their completion.
-    pc.slots = std::getenv("VMAFX_HIP_SLOTS") ? slots_for(plan.geometry)
-                                               : std::max(slots_for(plan.geometry), requested_lanes(*device_) + 2);
+    pc.slots = slots_for(plan.geometry, requested_lanes(*device_));
     pc.scaler = plan.scaler.get();  // the plan (kept in plan_) owns it
     pc.dist_width = plan.dist_geometry.width;
     pc.dist_height = plan.dist_geometry.height;

@@ -441,12 +441,12 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
     VMAFX_TRY(plane(dist, 1, &planes->dist[1]));
     VMAFX_TRY(plane(dist, 2, &planes->dist[2]));
   }
+  size_t staged = 0;
+  for (const auto& j : jobs) staged += j.row_bytes * j.rows;
   // With the upload gate the copy runs while the frame's work is queued (upload()); else here.
   gated_ = gate_uploads_ && copy_pool_->parallel(jobs);
   if (gated_) staged_jobs_ = std::move(jobs);
   else copy_pool_->run(jobs);
-  size_t staged = 0;
-  for (const auto& j : gated_ ? staged_jobs_ : jobs) staged += j.row_bytes * j.rows;
   // Frame N+1's host copy overlaps the device's work on frame N; the upload is one copy of the set's prefix that
   // holds every needed plane.
   upload_src_ = slot.host;
@@ -550,19 +550,14 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
   }
   if (gated_) {
     // The staging copy runs on the helpers now; the upload waits on the device for the slot's gate, which the helper
-    // copying the last piece opens, while this thread queues the frame's kernels; finish() below then waits for the
-    // copy (a frame's pictures are read before submit returns, as without the gate). The slot's previous gate has
-    // passed: acquiring the slot waited for its upload, which came after it.
+    // copying the last piece opens, while this thread queues the frame's kernels; the caller's finish_copy() then
+    // waits for the copy (a frame's pictures are read before submit returns, as without the gate). The slot's
+    // previous gate has passed: acquiring the slot waited for its upload, which came after it.
     UploadGate& gate = gates_[upload_slot_.index];
     gate.arm();
     copy_pool_->start(staged_jobs_, [&gate] { gate.open(); });
     copying_ = true;
-    const Status queued =
-        planted(Plant::skip_gate) ? Status::ok() : device_->upload_host_func(&UploadGate::wait_fn, &gate);
-    if (!queued) {
-      finish_copy();
-      return queued;
-    }
+    if (!planted(Plant::skip_gate)) VMAFX_TRY(device_->upload_host_func(&UploadGate::wait_fn, &gate));
   }
   VMAFX_TRY(device_->upload_async(upload_dst_, upload_src_, upload_bytes_));
   // The staging slot's event, on the upload stream: the slot is free once the copy has finished, and the library
@@ -574,7 +569,6 @@ Status HipPipeline::upload(unsigned slot, unsigned set, const std::vector<Part>&
   set_reader_[set] = {int(slot), -1};
   if (!planted(Plant::skip_wait)) VMAFX_TRY(device_->wait_event(staging_.event(upload_slot_)));
   if (!planted_early) VMAFX_TRY(enqueue_features(parts, planes, slot));
-  finish_copy();
   return Status::ok();
 }
 

@@ -231,7 +231,7 @@ class HipPipeline {
                FramePlanes* planes);
   Status enqueue_features(const std::vector<Part>& parts, const FramePlanes& planes, unsigned slot);
   Status upload(unsigned slot, unsigned set, const std::vector<Part>& parts, const FramePlanes& planes);
-  void finish_copy();  // waits for a gated staging copy that upload() started
+  void finish_copy();  // waits for a gated staging copy that upload() started (the caller calls it, on every path)
   Status device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed, FramePlanes* planes);
   Status device_plane(const PictureView& v, unsigned p, DevicePlane* dp, bool stored = false) const;
   // Plane p's size as the features read it, or its stored size (chroma rounded up) where the scaler reads it.
