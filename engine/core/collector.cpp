@@ -118,6 +118,25 @@ PoolStats Collector::pool(size_t col) const {
   return s;
 }
 
+void Collector::append(const Collector& other, uint64_t first) {
+  if (subsample_ != 1) {
+    for (uint64_t f = 0; f < frames_; f++)
+      if (!is_scored(f)) set_unscored(f);
+    subsample_ = 1;
+  }
+  for (size_t oc = 0; oc < other.columns(); oc++) {
+    const size_t col = add_column(other.name(oc));
+    for (uint64_t f = 0; f < other.frames(); f++) {
+      double v;
+      if (other.get(f, oc, &v)) set(first + f, col, v);
+    }
+  }
+  for (uint64_t f = 0; f < other.frames(); f++)
+    if (!other.is_scored(f)) set_unscored(first + f);
+  frames_ = std::max(frames_, first + other.frames());
+  for (const auto& [name, v] : other.aggregates()) set_aggregate(name, v);
+}
+
 void Collector::clear() {
   names_.clear();
   cols_.clear();

@@ -73,6 +73,9 @@ class Backend {
 
   virtual ~Backend() = default;
   virtual std::string description() const = 0;
+  // The features (extractor names, libvmaf's) computed on the CPU: every one on the CPU backend, those without a GPU
+  // implementation (or not for their options) beside a GPU. They read host memory.
+  virtual std::vector<std::string> cpu_features() const = 0;
   // Frames the backend wants in flight at most (the scorer blocks or refuses beyond).
   virtual size_t capacity() const = 0;
   // Memory the backend's features can read (the CPU reference reads host memory only).

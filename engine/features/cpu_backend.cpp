@@ -32,6 +32,11 @@ class CpuBackend final : public Backend {
   }
 
   std::string description() const override { return "cpu"; }
+  std::vector<std::string> cpu_features() const override {
+    std::vector<std::string> names;
+    for (const Instance& f : plan_.features) names.push_back(f.desc->name);
+    return names;
+  }
   size_t capacity() const override { return capacity_; }
 
   Status submit(Frame* f) override {

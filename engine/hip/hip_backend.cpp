@@ -93,13 +93,18 @@ class HipBackend final : public features::Backend {
           },
           &cpu_));
       cpu_names_.clear();
-      for (const auto& inst : cpu_plan.features) cpu_names_ += (cpu_names_.empty() ? "" : ", ") + std::string(inst.desc->name);
-      description_ += " (on the CPU: " + cpu_names_ + ")";
+      std::string names;
+      for (const auto& inst : cpu_plan.features) {
+        cpu_names_.push_back(inst.desc->name);
+        names += (names.empty() ? "" : ", ") + std::string(inst.desc->name);
+      }
+      description_ += " (on the CPU: " + names + ")";
     }
     return Status::ok();
   }
 
   std::string description() const override { return description_; }
+  std::vector<std::string> cpu_features() const override { return cpu_names_; }
   size_t capacity() const override { return std::max<size_t>(8, cpu_ ? cpu_->capacity() : 0); }
   bool accepts(MemoryKind m) const override { return m == MemoryKind::host || !cpu_; }
 
@@ -163,7 +168,8 @@ class HipBackend final : public features::Backend {
   std::shared_ptr<HipPipeline> pipeline_;
   std::unique_ptr<features::Backend> cpu_;
   std::vector<GpuSlot> gpu_;
-  std::string description_, cpu_names_;
+  std::string description_;
+  std::vector<std::string> cpu_names_;
   std::mutex mu_;
 };
 

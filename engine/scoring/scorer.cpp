@@ -88,7 +88,11 @@ class ScorerImpl final : public Scorer {
   Backend backend() const override { return backend_kind_; }
   std::string backend_description() const override { return backend_->description(); }
 
-  Status submit(FramePair pair, bool block) override;
+  Status submit(FramePair pair, bool block) override {
+    return submit(std::move(pair), block ? Clock::time_point::max() : Clock::time_point::min());
+  }
+  Status submit(FramePair pair, Clock::time_point deadline) override;
+  std::vector<std::string> cpu_features() const override { return backend_->cpu_features(); }
   Status flush() override;
   const Collector& collector() const override { return collector_; }
   uint64_t frames_submitted() const override {
@@ -133,6 +137,7 @@ class ScorerImpl final : public Scorer {
     int64_t timestamp;
     uint64_t user;
     bool scored;
+    std::shared_ptr<const void> tag;
   };
   std::deque<Meta> meta_;   // frames [emitted_, ...) not yet emitted
   uint64_t submitted_ = 0;
@@ -267,7 +272,7 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
   return Status::ok();
 }
 
-Status ScorerImpl::submit(FramePair pair, bool block) {
+Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
   auto fail = [&](Status s) {
     if (pair.release) pair.release();
     return s;
@@ -299,8 +304,11 @@ Status ScorerImpl::submit(FramePair pair, bool block) {
     if (flushed_ || flushing_) return fail({Errc::invalid_argument, "submit after flush"});
     auto has_room = [&] { return entries_.size() < capacity_ || !error_.is_ok(); };
     if (!has_room()) {
-      if (!block) return fail({Errc::busy, "the scorer has " + std::to_string(entries_.size()) + " frames in flight"});
-      cv_.wait(lk, has_room);
+      if (deadline == Clock::time_point::max()) {
+        cv_.wait(lk, has_room);
+      } else if (deadline <= Clock::now() || !cv_.wait_until(lk, deadline, has_room)) {
+        return fail({Errc::busy, "the scorer has " + std::to_string(entries_.size()) + " frames in flight"});
+      }
       if (!error_.is_ok()) return fail(error_);
     }
     if (submitted_ == 0) t_first_ = Clock::now();
@@ -319,7 +327,7 @@ Status ScorerImpl::submit(FramePair pair, bool block) {
     entry->timestamp = pair.timestamp;
     entry->user = pair.user;
     entry->release = std::move(pair.release);
-    meta_.push_back({pair.timestamp, pair.user, f.scored});
+    meta_.push_back({pair.timestamp, pair.user, f.scored, std::move(pair.tag)});
     entries_.push_back(std::move(e));
   }
   // Outside the lock: the backend may report the frame done from inside submit (CPU backend, no worker threads).
@@ -451,6 +459,7 @@ void ScorerImpl::emit_final(uint64_t upto) {
         fs.index = emitted_;
         fs.timestamp = meta.timestamp;
         fs.user = meta.user;
+        fs.tag = meta.tag;
         fs.values.assign(score_names_.size(), NAN);
         for (size_t c = 0; c < score_names_.size(); c++) {
           double v;
@@ -513,6 +522,21 @@ double ScorerImpl::fps() const {
 }
 
 }  // namespace
+
+Status Scorer::validate(const ScorerConfig& cfg) {
+  for (const ModelRequest& mr : cfg.models) {
+    Model model;
+    VMAFX_TRY(Model::load(mr.model, mr.overrides, &model));
+  }
+  for (const FeatureRequest& fr : cfg.features) {
+    const features::FeatureDesc* desc = features::find(fr.name);
+    if (!desc || !desc->implemented())
+      return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
+    features::Options o;
+    VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
+  }
+  return Status::ok();
+}
 
 Status Scorer::create(const ScorerConfig& cfg, const StreamGeometry& geometry, std::unique_ptr<Scorer>* out) {
   auto s = std::make_unique<ScorerImpl>();

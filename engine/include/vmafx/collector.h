@@ -57,6 +57,12 @@ class Collector {
   void set_aggregate(const std::string& name, double value);
   const std::vector<std::pair<std::string, double>>& aggregates() const { return aggregates_; }
 
+  // Appends every frame of `other` at frame indices `first` + its own (a stream scored in parts: after a caps change,
+  // a chunk of a long title). Columns are matched by name and added when new; frames `other` does not score stay
+  // unscored here (this collector's subsample becomes 1, its own unscored frames marked); its aggregates replace
+  // those of the same name.
+  void append(const Collector& other, uint64_t first);
+
   void clear();
 
  private:

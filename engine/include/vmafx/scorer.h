@@ -6,6 +6,7 @@
 // callback once it will not read that memory again.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -83,6 +84,7 @@ struct FrameScore {
   uint64_t index = 0;      // frame number in submission order (0-based), libvmaf's frame number
   int64_t timestamp = -1;  // the caller's timestamp of this frame, unchanged
   uint64_t user = 0;       // the caller's tag of this frame, unchanged
+  std::shared_ptr<const void> tag;  // FramePair::tag, unchanged
   std::vector<double> values;
   double get(const std::string& name, const std::vector<std::string>& names) const;
 };
@@ -93,6 +95,9 @@ struct FramePair {
   PictureView dist;       // at the distorted geometry of StreamGeometry
   int64_t timestamp = -1;
   uint64_t user = 0;
+  // The caller's data for this frame, handed back in its FrameScore (kept until the frame is scored or, for a pair
+  // that yields no score, until the scorer no longer reads it).
+  std::shared_ptr<const void> tag;
   // false: the pair is computed only for temporal features (motion reads consecutive frames) and yields no
   // FrameScore (a live element skipping a frame it cannot afford keeps the next frame's motion exact).
   bool scored = true;
@@ -107,6 +112,9 @@ class Scorer {
 
   virtual ~Scorer() = default;
   static Status create(const ScorerConfig& cfg, const StreamGeometry& geometry, std::unique_ptr<Scorer>* out);
+  // What create() can refuse before any geometry is known: models that do not load, unknown features, options a
+  // feature does not take. (Geometry-dependent refusals — a picture too small for a model — come from create().)
+  static Status validate(const ScorerConfig& cfg);
 
   // Names of the per-frame scores in output order, libvmaf's aliased names ("integer_adm2", ..., "vmaf").
   virtual const std::vector<std::string>& score_names() const = 0;
@@ -118,6 +126,12 @@ class Scorer {
   // Hands over a pair. block=true waits while the pipeline is full; block=false returns Errc::busy instead (the
   // pair's release is then called, nothing was queued). Errors are sticky: every later call returns the first.
   virtual Status submit(FramePair pair, bool block = true) = 0;
+  // Waits for room until `deadline` at most (steady clock), then Errc::busy (the pair's release called, nothing
+  // queued). time_point::max() waits as long as it takes.
+  virtual Status submit(FramePair pair, std::chrono::steady_clock::time_point deadline) = 0;
+  // The features computed on the CPU (libvmaf's extractor names): all of them on the CPU backend; beside a GPU, those
+  // without a GPU implementation for their options. They read host memory, so device input must reach the host.
+  virtual std::vector<std::string> cpu_features() const = 0;
   // End of stream: finishes every submitted frame (on_frame has been called for all of them when this returns).
   virtual Status flush() = 0;
 
