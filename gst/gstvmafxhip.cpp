@@ -3,13 +3,14 @@
  * SECTION:element-vmafxhip
  * @title: vmafxhip
  *
- * Scores a distorted video stream (dist_sink) against its reference (ref_sink) with Netflix's VMAF, and optionally
- * PSNR, SSIM and MS-SSIM, giving libvmaf's numbers. src passes the reference through unchanged and at once
- * (output=distorted: the distorted stream), so the element can sit inline, also behind a live source. Frames are
- * paired by running time (or by arrival, pairing=arrival); a frame without its partner is skipped and counted, never
- * paired with another. With frame-message=true every scored frame gets an element message named "VMAF"
- * (type=frame); at the end of the stream (and at a flushing seek) a type=pooled message follows and the results
- * file (libvmaf's json, xml, csv or sub layout) is written. Properties, messages and examples: docs/element.md.
+ * Scores distorted video streams (dist_sink, and any number of request pads dist_sink_%u: an encoding ladder)
+ * against their reference (ref_sink) with Netflix's VMAF, and optionally PSNR, SSIM, MS-SSIM and the other libvmaf
+ * features, giving libvmaf's numbers. src passes the reference through unchanged (output=distorted: dist_sink's
+ * stream), so the element can sit inline, also behind a live source. Frames are paired by running time (or by
+ * arrival, pairing=arrival); a frame without its partner is skipped and counted, never paired with another. With
+ * frame-message=true every scored frame gets an element message named "VMAF" (type=frame); at the end of the stream
+ * (and at a flushing seek) a type=pooled message per distorted pad follows and the results files (libvmaf's json,
+ * xml, csv or sub layout) are written. Properties, messages and examples: docs/element.md.
  *
  * |[
  * gst-launch-1.0 -m \
@@ -24,13 +25,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "gstvmafxhipcuda.h"
@@ -38,16 +36,59 @@
 #include "gstvmafxhipimport.h"
 #include "gstvmafxhipinput.h"
 #include "gstvmafxhipmessages.h"
-#include "gstvmafxhippad.h"
-#include "gstvmafxhipresults.h"
-#include "gstvmafxhipscoring.h"
 #include "gstvmafxhipsettings.h"
 #include "gstvmafxhipsync.h"
 #include "gstvmafxhipupstream.h"
+#include "scoring_session.h"
+#include "stream_pairing.h"
 #include "vmafx/model.h"
 
 GST_DEBUG_CATEGORY(gst_vmafxhip_debug);
 #define GST_CAT_DEFAULT gst_vmafxhip_debug
+
+// ---- Distorted pads: dist_sink and dist_sink_%u, each with its own dist-offset ------------------------------------
+
+struct GstVmafxhipDistPad {
+  GstPad parent;
+  gint offset;
+};
+struct GstVmafxhipDistPadClass {
+  GstPadClass parent_class;
+};
+G_DEFINE_TYPE(GstVmafxhipDistPad, gst_vmafxhip_dist_pad, GST_TYPE_PAD)
+#define kInheritOffset G_MININT
+
+static void dist_pad_set_property(GObject* o, guint id, const GValue* v, GParamSpec* ps) {
+  if (id == 1) {
+    GST_OBJECT_LOCK(o);
+    reinterpret_cast<GstVmafxhipDistPad*>(o)->offset = g_value_get_int(v);
+    GST_OBJECT_UNLOCK(o);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(o, id, ps);
+  }
+}
+static void dist_pad_get_property(GObject* o, guint id, GValue* v, GParamSpec* ps) {
+  if (id == 1) {
+    GST_OBJECT_LOCK(o);
+    g_value_set_int(v, reinterpret_cast<GstVmafxhipDistPad*>(o)->offset);
+    GST_OBJECT_UNLOCK(o);
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(o, id, ps);
+  }
+}
+static void gst_vmafxhip_dist_pad_class_init(GstVmafxhipDistPadClass* k) {
+  GObjectClass* g = G_OBJECT_CLASS(k);
+  g->set_property = dist_pad_set_property;
+  g->get_property = dist_pad_get_property;
+  g_object_class_install_property(
+      g, 1,
+      g_param_spec_int("dist-offset", "Distorted offset",
+                       "Frames this stream is late by (as the element's dist-offset, for this pad alone); "
+                       "-2147483648: the element's dist-offset",
+                       G_MININT, G_MAXINT, kInheritOffset,
+                       GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)));
+}
+static void gst_vmafxhip_dist_pad_init(GstVmafxhipDistPad* p) { p->offset = kInheritOffset; }
 
 namespace {
 
@@ -58,97 +99,65 @@ using vg::kDistPad;
 using vg::kRefPad;
 using vg::SkipReason;
 
-// What a frame message needs of the pair it reports.
-struct FrameMeta {
-  GstClockTime out_pts = GST_CLOCK_TIME_NONE;
-  GstClockTime out_duration = GST_CLOCK_TIME_NONE;
-  GstClockTime ref_pts = GST_CLOCK_TIME_NONE;
-  GstClockTime dist_pts = GST_CLOCK_TIME_NONE;
-  GstSegment segment;  // the output pad's, for stream and running time
-};
-
-struct PadState {
+// What a frame carries besides its buffer: the caps and segment its pad had when it arrived.
+struct PadEpoch {
   GstCaps* caps = nullptr;
   GstVideoInfo info;
-  bool has_info = false;
   vmafx::VideoGeometry geometry;
   GstSegment segment;
-  bool flushing = false;
-  bool eos = false;
-  bool live_known = false;
-  bool live = false;
-  GstClockTime upstream_min = 0;
-  gint64 last_activity_us = 0;  // monotonic time of its last buffer or event
-  uint64_t received = 0;        // buffers since the start or the last flush
+  PadEpoch() {
+    gst_video_info_init(&info);
+    gst_segment_init(&segment, GST_FORMAT_TIME);
+  }
+  PadEpoch(const PadEpoch& o) : info(o.info), geometry(o.geometry), segment(o.segment) {
+    caps = o.caps ? gst_caps_ref(o.caps) : nullptr;
+  }
+  PadEpoch& operator=(const PadEpoch&) = delete;
+  ~PadEpoch() {
+    if (caps) gst_caps_unref(caps);
+  }
 };
 
-// All C++ state of one element. `mu` guards the stream state (pads, pairer, flags, counts); `submit_mu` serialises
-// importing and submitting pairs (and the session's lifetime); `inputs_mu` the inputs' lifetime (read by gl-stats);
-// `meta_mu` the per-frame metadata the message callback reads. Order: submit_mu, then mu / inputs_mu / meta_mu.
+struct BufferHold {
+  GstBuffer* buf;
+  explicit BufferHold(GstBuffer* b) : buf(b) {}
+  ~BufferHold() { gst_buffer_unref(buf); }
+};
+
+struct SinkPad {
+  GstPad* pad = nullptr;
+  std::string name;
+  std::shared_ptr<const PadEpoch> epoch;  // the pad's caps and segment now (under mu)
+  bool live_known = false;
+  // Its input (under inputs_mu): made at its first frame, made anew for another memory kind or configuration.
+  std::unique_ptr<vg::Input> input;
+  const vg::InputKind* kind = nullptr;
+  vg::InputConfig config;
+  bool config_changed = false;
+};
+
 struct ElementState {
   std::mutex settings_mu;
   vg::Settings settings;  // the properties
 
-  std::mutex mu;
-  std::condition_variable cv;
-  vg::Settings active;  // read when the element starts: what this run uses for READY-mutable properties
+  std::mutex mu;  // pads, the active settings, the output position, what was said
+  vg::Settings active;
   unsigned out_pad = kRefPad;
-  PadState pads[2];
-  vg::Pairer pairer;
-  vg::SkipCounts skips{};
-  std::deque<vg::FramePairOut> to_submit;
-  uint64_t paired = 0;
-  bool stopping = false;
-  bool failed = false;        // an error was posted: everything after returns GST_FLOW_ERROR, nothing is posted twice
-  bool engine_done = false;   // the session is flushed (every frame message is out)
-  bool finished = false;      // pooled message posted and EOS pushed
-  bool warned_skip = false, warned_colour = false, warned_latency = false;
-  unsigned warned_reasons = 0;  // live: the skip reasons said so far (bit per SkipReason)
-  guint32 flush_seqnum = GST_SEQNUM_INVALID;
+  std::map<unsigned, SinkPad> pads;
+  unsigned next_request = 0;
   GstClockTime last_output_end = GST_CLOCK_TIME_NONE;
-  std::thread::id output_thread;  // the output pad's streaming thread (seen at its last buffer)
-  bool draining = false;          // finish_engine submits what is left in line before the engine's flush
-  bool dist_renegotiating = false;  // dist_sink was asked for the reference's size; frames of another size wait
-  bool sync_done = false;
-  std::vector<vg::PadFrame> sync_frames[2];
-  // Preroll: in a non-live pipeline the output's first buffer, and what follows it on the output pad, wait here
-  // (the output pad's thread still pairs and returns at once) until the other pad has its first frame and its
-  // upstream has committed its state, for at most kPrerollHoldUs (gstvmafxhipupstream.h says why). Pushed, in
-  // order, by the output pad's thread only.
-  std::deque<GstMiniObject*> out_held;
-  bool out_open = false;
-  gint64 out_hold_since = 0;                // monotonic time of the first held buffer
-  GstFlowReturn out_flow = GST_FLOW_OK;     // the first failed push of held buffers, returned by the next chain
+  std::string said;  // notices said this run
+  bool warned_colour = false;
+  std::map<std::vector<std::string>, std::vector<std::string>> fields;  // message field names per score names
 
-  std::mutex submit_mu;
-  std::unique_ptr<vg::ScoringSession> session;  // created at the first pair; pointer changes under submit_mu and mu
-  std::unique_ptr<vg::ScoringSession> created;  // made by make_session, taken over under submit_mu
-  std::thread creator;                          // live: makes the session off the streaming threads
-  std::atomic<bool> creator_done{false};
-  std::vector<std::string> fields;
-  std::string first_model_column;
-  vmafx::VideoGeometry session_geometry[2];
-  vg::InputConfig input_config;
-  vg::ResultsFile results;
-  std::string notices_said;
+  vg::StreamPairing pairing;
+  std::unique_ptr<vg::ScoringSession> session;
+  std::atomic<bool> failed{false};
+  std::atomic<GstFlowReturn> out_flow{GST_FLOW_OK};
 
-  std::mutex inputs_mu;  // taken through InputsLock
-  // The inputs' notices said by a thread holding inputs_mu wait here and are posted once it is released: an
-  // application's synchronous bus handler may read gl-stats / cuda-stats (which take inputs_mu) on such a message.
-  // Notices from other threads (an importer's completion thread) are posted at once.
-  std::mutex input_notices_mu;
-  std::vector<std::pair<bool, std::string>> input_notices;
-  std::unique_ptr<vg::Input> inputs[2];
-  const vg::InputKind* input_kinds[2] = {nullptr, nullptr};
+  std::mutex inputs_mu;
   std::map<const vg::InputKind*, std::shared_ptr<void>> input_shared;
   std::vector<std::unique_ptr<vg::Input>> retired_inputs;
-
-  std::mutex meta_mu;
-  std::map<uint64_t, FrameMeta> meta;
-  uint64_t next_user = 0;
-
-  std::atomic<uint64_t> frames_scored{0};
-  std::atomic<uint64_t> frames_skipped{0};
   std::atomic<uint64_t> frames_copied{0};
 };
 
@@ -156,7 +165,6 @@ struct ElementState {
 
 struct _GstVmafxhip {
   GstElement parent;
-  GstPad* sink[2];  // ref_sink, dist_sink
   GstPad* src;
   ElementState* st;
 };
@@ -167,30 +175,26 @@ GST_ELEMENT_REGISTER_DEFINE(vmafxhip, "vmafxhip", GST_RANK_NONE, GST_TYPE_VMAFXH
 
 namespace {
 
+GQuark pad_id_quark() {
+  static GQuark q = g_quark_from_static_string("vmafxhip-pad-id");
+  return q;
+}
+unsigned pad_id(GstPad* pad) { return GPOINTER_TO_UINT(g_object_get_qdata(G_OBJECT(pad), pad_id_quark())) - 1; }
+
 ElementState& state(GstVmafxhip* self) { return *self->st; }
 
-// inputs_mu, held by this thread: the inputs' notices said meanwhile wait for flush_input_notices.
-class InputsLock {
- public:
-  explicit InputsLock(ElementState& s) : lk_(s.inputs_mu) { ++depth_; }
-  ~InputsLock() { --depth_; }
-  InputsLock(const InputsLock&) = delete;
-  InputsLock& operator=(const InputsLock&) = delete;
-  static bool held_here() { return depth_ > 0; }
-
- private:
-  std::lock_guard<std::mutex> lk_;
-  static thread_local int depth_;
-};
-thread_local int InputsLock::depth_ = 0;
-unsigned pad_index(GstVmafxhip* self, GstPad* pad) { return pad == self->sink[kDistPad] ? kDistPad : kRefPad; }
-const char* pad_name(unsigned p) { return p == kRefPad ? "ref_sink" : "dist_sink"; }
+std::string pad_name(GstVmafxhip* self, unsigned id) {
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.mu);
+  auto it = s.pads.find(id);
+  return it == s.pads.end() ? "dist_sink" : it->second.name;
+}
 
 std::string caps_string(const GstCaps* caps) {
   if (!caps) return "(none)";
-  gchar* s = gst_caps_to_string(caps);
-  std::string out = s ? s : "";
-  g_free(s);
+  gchar* c = gst_caps_to_string(caps);
+  std::string out = c ? c : "";
+  g_free(c);
   return out;
 }
 
@@ -199,17 +203,11 @@ std::string geometry_string(const vmafx::VideoGeometry& g) {
          vmafx::chroma_name(g.chroma);
 }
 
-std::string fps_string(const GstVideoInfo& info) {
-  return std::to_string(GST_VIDEO_INFO_FPS_N(&info)) + "/" + std::to_string(GST_VIDEO_INFO_FPS_D(&info));
-}
-
 GstClockTime frame_period(const GstVideoInfo& info) {
   if (GST_VIDEO_INFO_FPS_N(&info) <= 0 || GST_VIDEO_INFO_FPS_D(&info) <= 0) return GST_CLOCK_TIME_NONE;
   return gst_util_uint64_scale_int(GST_SECOND, GST_VIDEO_INFO_FPS_D(&info), GST_VIDEO_INFO_FPS_N(&info));
 }
 
-// The first clause of an engine message, for an error's one-line text (the whole message goes into its debug text);
-// a refusal because of allow-copy=false says so.
 std::string short_reason(const std::string& m) {
   std::string s = m.substr(0, m.find("; "));
   if (s.size() < m.size() && m.find("allow-copy=false") != std::string::npos &&
@@ -218,156 +216,45 @@ std::string short_reason(const std::string& m) {
   return s;
 }
 
-// Posts an error once per run (later failures are consequences of the first); marks the element failed.
+// Posts an error once per run (later failures are consequences of the first) and fails the pairing.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,
                    const std::string& text, const std::string& debug) {
   ElementState& s = state(self);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.failed) return;
-    s.failed = true;
-    s.cv.notify_all();
-  }
+  if (s.failed.exchange(true)) return;
+  s.pairing.fail();
   vg::post_text(GST_ELEMENT(self), GST_MESSAGE_ERROR, code, text, debug, file, function, line);
 }
 #define VMAFXHIP_ERROR(self, code, text, debug) post_error_at(__FILE__, GST_FUNCTION, __LINE__, self, code, text, debug)
 
-void post_warning(GstVmafxhip* self, const std::string& text, const std::string& debug,
+void post_message(GstVmafxhip* self, GstMessageType type, const std::string& text, const std::string& debug,
                   GstStructure* details = nullptr) {
-  vg::post_text(GST_ELEMENT(self), GST_MESSAGE_WARNING, {GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}, text, debug,
-                __FILE__, GST_FUNCTION, __LINE__, details);
+  vg::post_text(GST_ELEMENT(self), type, {GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}, text, debug, __FILE__,
+                GST_FUNCTION, __LINE__, details);
 }
 
-bool is_live_locked(const ElementState& s) { return s.active.force_live || s.pads[0].live || s.pads[1].live; }
-
-// Upstream latency of a sink pad (live or not), asked once per pad at its first buffer.
-void learn_liveness(GstVmafxhip* self, unsigned p) {
+// Said once per run and text.
+void post_notice(GstVmafxhip* self, bool warning, const std::string& text, const std::string& detail) {
   ElementState& s = state(self);
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    if (s.pads[p].live_known) return;
+    if (s.said.find("\n" + text + "\n") != std::string::npos) return;
+    s.said += "\n" + text + "\n";
   }
-  GstQuery* q = gst_query_new_latency();
-  gboolean live = FALSE;
-  GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
-  if (gst_pad_peer_query(self->sink[p], q)) gst_query_parse_latency(q, &live, &min, &max);
-  gst_query_unref(q);
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.pads[p].live_known = true;
-  s.pads[p].live = live;
-  s.pads[p].upstream_min = GST_CLOCK_TIME_IS_VALID(min) ? min : 0;
-  GST_DEBUG_OBJECT(self, "%s: upstream %s, latency %" GST_TIME_FORMAT, pad_name(p), live ? "live" : "not live",
-                   GST_TIME_ARGS(min));
+  GST_INFO_OBJECT(self, "%s", vg::sanitize_utf8(detail).c_str());
+  // gst-launch prints an INFO message's debug text only: both carry the one line.
+  vg::post_text(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
+                {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, text, __FILE__, GST_FUNCTION, __LINE__);
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Preroll hold (ElementState::out_held)
-
-constexpr gint64 kPrerollHoldUs = 2 * G_USEC_PER_SEC;
-
-void drop_held_output_locked(ElementState& s) {
-  for (GstMiniObject* o : s.out_held) gst_mini_object_unref(o);
-  s.out_held.clear();
+bool frame_messages(ElementState& s) {
+  std::lock_guard<std::mutex> lk(s.settings_mu);
+  return s.settings.frame_message;
 }
 
-// Opens the output when its time has come (or at once with `force`) and pushes what was held, in order. Called by
-// the output pad's streaming thread, without `mu`.
-GstFlowReturn release_output(GstVmafxhip* self, bool force) {
+vg::CudaSettings cuda_settings(GstVmafxhip* self) {
   ElementState& s = state(self);
-  const unsigned o = 1 - s.out_pad;
-  bool wait_upstream;
-  gint64 deadline;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.out_open) return GST_FLOW_OK;
-    const gint64 now = g_get_monotonic_time();
-    if (!s.out_hold_since) s.out_hold_since = now;
-    deadline = s.out_hold_since + kPrerollHoldUs;
-    const bool partner = s.pads[o].received > 0 || s.pads[o].eos;
-    const bool open_now = force || is_live_locked(s) || s.stopping || s.failed || now >= deadline;
-    if (!partner && !open_now) return GST_FLOW_OK;
-    wait_upstream = partner && !open_now;
-  }
-  if (wait_upstream) {
-    const bool committed = vg::wait_upstream_committed(self->sink[o], deadline, [&s, o] {
-      std::lock_guard<std::mutex> lk(s.mu);
-      return s.stopping || s.failed || s.pads[s.out_pad].flushing || s.pads[o].flushing;
-    });
-    GST_DEBUG_OBJECT(self, "preroll: %s's upstream %s", pad_name(o),
-                     committed ? "committed its state" : "still changing state; the output opens anyway");
-  } else {
-    GST_DEBUG_OBJECT(self, "preroll: the output opens without waiting for %s", pad_name(o));
-  }
-  std::deque<GstMiniObject*> held;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    s.out_open = true;
-    held.swap(s.out_held);
-  }
-  GstFlowReturn flow = GST_FLOW_OK;
-  for (GstMiniObject* obj : held) {
-    if (flow != GST_FLOW_OK) {
-      gst_mini_object_unref(obj);
-    } else if (GST_IS_BUFFER(obj)) {
-      flow = gst_pad_push(self->src, GST_BUFFER_CAST(obj));
-    } else if (!gst_pad_push_event(self->src, GST_EVENT_CAST(obj))) {
-      GST_DEBUG_OBJECT(self, "a held event was refused downstream");
-    }
-  }
-  if (flow != GST_FLOW_OK) {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.out_flow == GST_FLOW_OK) s.out_flow = flow;
-  }
-  return flow;
-}
-
-// The output pad's thread, waiting in the element with `mu` held (`lk`) while the output is not open: pushes what the
-// hold keeps once its time has come, else waits a little (nothing signals the other branch's state change).
-void release_output_waiting(GstVmafxhip* self, std::unique_lock<std::mutex>& lk) {
-  ElementState& s = state(self);
-  lk.unlock();
-  (void)release_output(self, false);
-  lk.lock();
-  if (!s.out_open) s.cv.wait_for(lk, std::chrono::milliseconds(50));
-}
-
-// The output's buffer: pushed, or held while the output is not open. Output pad's thread.
-GstFlowReturn push_output(GstVmafxhip* self, GstBuffer* buf) {
-  ElementState& s = state(self);
-  // Once open (every frame but the first few), one look under `mu`; before that, one release attempt first.
-  for (bool tried_release = false;; tried_release = true) {
-    {
-      std::lock_guard<std::mutex> lk(s.mu);
-      if (s.out_flow != GST_FLOW_OK) {
-        const GstFlowReturn failed = s.out_flow;
-        s.out_flow = GST_FLOW_OK;
-        gst_buffer_unref(buf);
-        return failed;
-      }
-      if (s.out_open) break;
-      if (tried_release) {
-        s.out_held.push_back(GST_MINI_OBJECT_CAST(buf));
-        return GST_FLOW_OK;
-      }
-    }
-    (void)release_output(self, false);
-  }
-  return gst_pad_push(self->src, buf);
-}
-
-// A serialized event of the output pad: pushed, or held behind held buffers (a GAP prerolls like a buffer).
-gboolean push_output_event(GstVmafxhip* self, GstEvent* event) {
-  ElementState& s = state(self);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (!s.out_open && GST_EVENT_IS_SERIALIZED(event) &&
-        (!s.out_held.empty() || GST_EVENT_TYPE(event) == GST_EVENT_GAP)) {
-      if (!s.out_hold_since) s.out_hold_since = g_get_monotonic_time();
-      s.out_held.push_back(GST_MINI_OBJECT_CAST(event));
-      return TRUE;
-    }
-  }
-  return gst_pad_push_event(self->src, event);
+  std::lock_guard<std::mutex> lk(s.settings_mu);
+  return {vg::to_backend(s.settings.backend), vg::to_vendor(s.settings.vendor), s.settings.device_id};
 }
 
 vg::FrameTiming timing_in(const GstSegment& seg, GstClockTime pts, GstClockTime duration) {
@@ -381,1288 +268,718 @@ vg::FrameTiming timing_in(const GstSegment& seg, GstClockTime pts, GstClockTime 
   return t;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Skips: counted under the lock, reported outside it.
+const PadEpoch& epoch_of(const vg::Frame& f) { return *static_cast<const PadEpoch*>(f.meta.get()); }
+GstBuffer* buffer_of(const vg::Frame& f) { return static_cast<const BufferHold*>(f.payload.get())->buf; }
 
-struct SkipNotes {
-  std::vector<std::pair<vg::Skip, vg::FrameTiming>> messages;
-  std::vector<std::string> live_warnings;
-  std::vector<GstStructure*> live_details;  // taken by the warnings
-};
-
-vg::SkipReport skip_report_locked(const ElementState& s) {
+vg::SkipReport skip_report(GstVmafxhip* self, unsigned pad, const vg::RenditionCounts& c) {
+  ElementState& s = state(self);
   vg::SkipReport r;
-  r.skips = s.skips;
-  r.ref_frames = s.pads[kRefPad].received;
-  r.dist_frames = s.pads[kDistPad].received;
-  r.paired = s.paired;
-  r.live = is_live_locked(s);
+  r.skips = c.skips;
+  r.ref_frames = c.ref_frames;
+  r.dist_frames = c.dist_frames;
+  r.paired = c.paired;
+  r.dist_cut = c.cut;
+  r.live = s.pairing.live();
+  std::lock_guard<std::mutex> lk(s.mu);
   r.max_reference_frames = s.active.max_reference_frames;
+  r.dist_pad = s.pads.count(pad) ? s.pads[pad].name : "dist_sink";
   return r;
 }
 
-void count_skips_locked(GstVmafxhip* self, const std::vector<vg::Skip>& skips, bool frame_message, SkipNotes* notes) {
+// What the pairing decided: skip messages, auto-sync's result, the first live skip of each reason.
+void report(GstVmafxhip* self, vg::Report&& r) {
   ElementState& s = state(self);
-  unsigned new_reasons = 0;
-  for (const auto& k : skips) {
-    s.skips[unsigned(k.reason)]++;
-    s.frames_skipped.fetch_add(1, std::memory_order_relaxed);
-    if (k.reason != SkipReason::offset) new_reasons |= 1u << unsigned(k.reason);
-    GST_DEBUG_OBJECT(self, "%s frame %" GST_TIME_FORMAT " not scored: %s", pad_name(k.pad), GST_TIME_ARGS(k.pts),
-                     vg::skip_reason_field(k.reason));
-    if (frame_message)
-      notes->messages.emplace_back(k, timing_in(s.pads[k.pad].segment, k.pts, GST_CLOCK_TIME_NONE));
+  if (r.empty()) return;
+  if (frame_messages(s)) {
+    for (const vg::Skip& k : r.skips) {
+      GstSegment seg;
+      std::string pad, rendition;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        auto it = s.pads.find(k.pad);
+        if (it == s.pads.end() || !it->second.epoch) continue;
+        seg = it->second.epoch->segment;
+        pad = it->second.name;
+        rendition = s.pads.count(k.rendition) ? s.pads[k.rendition].name : pad;
+      }
+      GstStructure* st = vg::skip_structure(pad, rendition, k.reason, timing_in(seg, k.pts, GST_CLOCK_TIME_NONE));
+      gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
+    }
+  }
+  for (const auto& sy : r.synced) {
+    if (!sy.ok) continue;
+    GstStructure* st = vg::sync_structure(pad_name(self, sy.pad), sy.found.offset, sy.found.psnr_y,
+                                          vg::kAutoSyncWindow, sy.found.compared);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
   }
   // A live pipeline may never end: each cause of skips is said once, when it first happens.
-  new_reasons &= ~s.warned_reasons;
-  if (!new_reasons || !is_live_locked(s)) return;
-  s.warned_reasons |= new_reasons;
-  s.warned_skip = true;
-  for (unsigned r = 0; r < vg::kSkipReasons; r++) {
-    if (!(new_reasons & (1u << r))) continue;
-    notes->live_warnings.push_back(vg::skip_warning_text(skip_report_locked(s), nullptr, SkipReason(r)));
-    notes->live_details.push_back(vg::skip_warning_details(skip_report_locked(s)));
+  for (const auto& [pad, reason] : r.first_live_skips) {
+    const vg::SkipReport sr = skip_report(self, pad, s.pairing.counts(pad));
+    const bool warn = reason == SkipReason::late || reason == SkipReason::busy;
+    post_message(self, warn ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO, vg::skip_warning_text(sr, nullptr, reason),
+                 "live pipeline: frames are skipped rather than delaying the source", vg::skip_warning_details(sr));
   }
-}
-
-void report_skips(GstVmafxhip* self, SkipNotes* notes) {
-  for (const auto& [k, t] : notes->messages)
-    gst_element_post_message(GST_ELEMENT(self),
-                             gst_message_new_element(GST_OBJECT(self), vg::skip_structure(k.pad, k.reason, t)));
-  for (size_t i = 0; i < notes->live_warnings.size(); i++)
-    post_warning(self, notes->live_warnings[i], "live pipeline: frames are skipped rather than delaying the source",
-                 notes->live_details[i]);
-  notes->live_warnings.clear();
-  notes->live_details.clear();
-}
-
-bool frame_message_enabled(ElementState& s) {
-  std::lock_guard<std::mutex> lk(s.settings_mu);
-  return s.settings.frame_message;
-}
-
-// What CUDA context sharing needs of the properties (gstvmafxhipcuda.h), read now: contexts are negotiated before the
-// element starts (a decoder asks when it opens).
-vg::CudaSettings cuda_settings(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  std::lock_guard<std::mutex> lk(s.settings_mu);
-  return {vg::to_backend(s.settings.backend), vg::to_vendor(s.settings.vendor), s.settings.device_id};
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// The scoring session: created at the first pair, ended at the end of the stream, a flushing seek or stop.
+// Reading frames (the session thread)
 
-void post_frame(GstVmafxhip* self, const vmafx::FrameScore& fs) {
+// Posts the inputs' notices (the INFO / WARNING that a frame was copied, and why); said once each.
+vg::InputConfig input_config(GstVmafxhip* self, vmafx::Backend scorer, const std::vector<std::string>& on_cpu) {
   ElementState& s = state(self);
-  s.frames_scored.fetch_add(1, std::memory_order_relaxed);
-  FrameMeta m;
-  bool found = false;
-  {
-    std::lock_guard<std::mutex> lk(s.meta_mu);
-    auto it = s.meta.find(fs.user);
-    if (it != s.meta.end()) {
-      m = it->second;
-      found = true;
-    }
-    // Frames before this one that produced no score (subsample) are done too.
-    s.meta.erase(s.meta.begin(), s.meta.upper_bound(fs.user));
-  }
-  GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT " scored", fs.index);
-  if (!frame_message_enabled(s) || !found) return;
-  vg::FrameExtras x;
-  x.ref_pts = m.ref_pts;
-  x.dist_pts = m.dist_pts;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    const vmafx::VideoGeometry& rg = s.session_geometry[kRefPad];
-    const vmafx::VideoGeometry& dg = s.session_geometry[kDistPad];
-    // The engine brings a distorted stream of another size to the reference's.
-    if (rg.width != dg.width || rg.height != dg.height)
-      x.scaled_from = std::to_string(dg.width) + "x" + std::to_string(dg.height);
-  }
-  GstStructure* st = vg::frame_structure(fs, s.fields, timing_in(m.segment, m.out_pts, m.out_duration), x);
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
-}
-
-void post_notice(GstVmafxhip* self, bool warning, const std::string& text, const std::string& detail) {
-  ElementState& s = state(self);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.notices_said.find("\n" + text + "\n") != std::string::npos) return;
-    s.notices_said += "\n" + text + "\n";
-  }
-  GST_INFO_OBJECT(self, "%s", vg::sanitize_utf8(detail).c_str());
-  // gst-launch prints an INFO message's debug text only: both carry the one line.
-  vg::post_text(GST_ELEMENT(self), warning ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO,
-                {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}, text, text, __FILE__, GST_FUNCTION, __LINE__);
-}
-
-// Posts the inputs' notices said while inputs_mu was held (call with it released).
-void flush_input_notices(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  std::vector<std::pair<bool, std::string>> notices;
-  {
-    std::lock_guard<std::mutex> lk(s.input_notices_mu);
-    notices.swap(s.input_notices);
-  }
-  for (const auto& [warning, text] : notices) post_notice(self, warning, short_reason(text), text);
-}
-
-// Makes the session (into s.created, under mu). False after posting the error.
-bool make_session(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  vg::Settings a;
-  vmafx::VideoGeometry g[2];
-  GstCaps* caps[2];
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    a = s.active;
-    for (unsigned i = 0; i < 2; i++) {
-      g[i] = s.pads[i].geometry;
-      caps[i] = s.pads[i].caps ? gst_caps_ref(s.pads[i].caps) : nullptr;
-    }
-  }
-  auto unref_caps = [&] {
-    for (auto* c : caps)
-      if (c) gst_caps_unref(c);
-  };
-  vg::ScoringConfig cfg;
-  std::vector<std::string> auto_choices;
-  Status st = vg::parse_models(a.model, g[kRefPad].height, &cfg.models, &auto_choices);
-  for (const auto& c : auto_choices) post_notice(self, false, c, c);
-  if (st.is_ok()) st = vg::parse_features(a.features, &cfg.features);
-  if (!st.is_ok()) {
-    unref_caps();
-    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS}), "Invalid settings",
-                   st.to_string());
-    return false;
-  }
-  auto add_feature = [&](const char* name) {
-    for (const auto& f : cfg.features)
-      if (f.name == name && f.options.empty()) return;
-    cfg.features.push_back({name, {}});
-  };
-  if (a.psnr) add_feature("psnr");
-  if (a.ssim) add_feature("float_ssim");
-  if (a.ms_ssim) add_feature("float_ms_ssim");
-  cfg.disable_clip = a.disable_clip;
-  cfg.enable_transform = a.enable_transform || a.phone_model;
-  cfg.conf_interval = a.conf_interval;
-  cfg.threads = a.threads ? a.threads : g_get_num_processors();
-  cfg.subsample = a.subsample ? a.subsample : 1;
-  cfg.backend = vg::to_backend(a.backend);
-  cfg.vendor = vg::to_vendor(a.vendor);
-  cfg.device_id = a.device_id;
-  // Holding a CUDA context (shared with a decoder), the scorer runs on that context's GPU unless told otherwise.
-  vg::cuda_scorer_device(GST_ELEMENT(self), &cfg.vendor, &cfg.device_id);
-  cfg.scaling = vg::to_scaling(a.scale_method);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    cfg.background_priority = is_live_locked(s);
-  }
-  cfg.on_frame = [self](const vmafx::FrameScore& fs) { post_frame(self, fs); };
-  cfg.on_notice = [self](bool warning, const std::string& text, const std::string& detail) {
-    post_notice(self, warning, text, detail);
-  };
-  std::unique_ptr<vg::ScoringSession> session;
-  st = vg::ScoringSession::create(cfg, {g[kRefPad], g[kDistPad]}, &session);
-  if (!st.is_ok()) {
-    vg::ErrorCode code = vg::error_code_for(st.code());
-    std::string text = "Could not set up scoring";
-    if (st.code() == Errc::model_error) {
-      std::string model = cfg.models.empty() ? a.model : cfg.models[0].model;
-      for (const auto& m : cfg.models)
-        if (st.message().find(m.model) != std::string::npos) model = m.model;
-      code = vg::model_error_code(model);
-      text = "Could not load VMAF model '" + model + "'";
-    } else if (st.code() == Errc::device_unavailable) {
-      text = "No usable GPU for backend=hip";
-    }
-    unref_caps();
-    VMAFXHIP_ERROR(self, code, text, st.to_string());
-    return false;
-  }
-  GST_INFO_OBJECT(self, "scoring %s on %s, %u thread(s), %zu scores", geometry_string(g[kRefPad]).c_str(),
-                  session->backend_description().c_str(), cfg.threads, session->score_names().size());
   vg::InputConfig ic;
-  ic.requested = cfg.backend;
-  ic.scorer = session->backend();
-  ic.vendor = cfg.vendor;
-  ic.device_id = cfg.device_id;
-  ic.allow_copy = a.allow_copy;
-  // Features without a GPU implementation run on the CPU beside the GPU and read host memory: device input is then
-  // brought to the host (each input kind under allow-copy).
-  const std::string on_cpu = session->cpu_features();
-  if (ic.scorer == vmafx::Backend::hip && !on_cpu.empty())
-    ic.host_reason = "features on the CPU beside the GPU (" + on_cpu + ") read host memory";
-  // One line on the bus (the reason's first clause); the whole reason, probes included, in the debug log.
-  ic.on_notice = [self](const std::string& text, bool warning) {
-    if (!InputsLock::held_here()) {
-      post_notice(self, warning, short_reason(text), text);
-      return;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    ic.requested = vg::to_backend(s.active.backend);
+    ic.vendor = vg::to_vendor(s.active.vendor);
+    ic.device_id = s.active.device_id;
+    ic.allow_copy = s.active.allow_copy;
+  }
+  vg::cuda_scorer_device(GST_ELEMENT(self), &ic.vendor, &ic.device_id);
+  ic.scorer = scorer;
+  if (scorer == vmafx::Backend::hip && !on_cpu.empty()) {
+    std::string names;
+    for (const auto& n : on_cpu) names += (names.empty() ? "" : ", ") + n;
+    ic.host_reason = "features on the CPU beside the GPU (" + names + ") read host memory";
+  }
+  ic.on_notice = [self](const std::string& text, bool warning) { post_notice(self, warning, short_reason(text), text); };
+  return ic;
+}
+
+Status read_frame(GstVmafxhip* self, unsigned pad, const vg::Frame& f, vg::ReadPicture* out) {
+  ElementState& s = state(self);
+  const PadEpoch& e = epoch_of(f);
+  const vg::InputKind& kind = vg::input_kind_for_caps(e.caps);
+  auto pic = std::make_shared<vg::ImportedPicture>();
+  Status st = Status::ok();
+  {
+    std::lock_guard<std::mutex> lk(s.inputs_mu);
+    auto it = s.pads.find(pad);  // the map itself changes under mu and inputs_mu both
+    if (it == s.pads.end()) return {Errc::invalid_argument, "the pad is gone"};
+    SinkPad& p = it->second;
+    if (!p.input || p.kind != &kind || p.config_changed) {
+      if (p.input) s.retired_inputs.push_back(std::move(p.input));
+      st = kind.create(p.config, pad, &s.input_shared[&kind], &p.input);
+      p.kind = st ? &kind : nullptr;
+      p.config_changed = false;
     }
-    ElementState& es = state(self);
-    std::lock_guard<std::mutex> lk(es.input_notices_mu);
-    es.input_notices.emplace_back(warning, text);
-  };
-  unref_caps();
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.input_config = ic;
-  s.fields = vg::message_field_names(session->score_names(), session->model_score_names());
-  s.first_model_column = session->model_score_names().empty() ? "" : session->model_score_names()[0];
-  s.session_geometry[0] = g[0];
-  s.session_geometry[1] = g[1];
-  s.created = std::move(session);
+    if (st) {
+      const uint64_t before = p.input->frames_copied();
+      st = p.input->import(buffer_of(f), e.info, e.caps, pic.get());
+      s.frames_copied.fetch_add(p.input->frames_copied() - before, std::memory_order_relaxed);
+    }
+  }
+  if (!st) return st.prepend(std::string(kind.name));
+  out->view = pic->view();
+  out->keep = pic;
+  return Status::ok();
+}
+
+void close_inputs(ElementState& s) {
+  std::lock_guard<std::mutex> lk(s.inputs_mu);
+  for (auto& [id, p] : s.pads) {
+    if (p.input) (void)p.input->close();
+    p.input.reset();
+    p.kind = nullptr;
+  }
+  for (auto& in : s.retired_inputs) (void)in->close();
+  s.retired_inputs.clear();
+  s.input_shared.clear();
+}
+
+// auto-sync's search: the first frames' luma PSNR (system memory; frames it cannot map are left out).
+bool sync_search(const std::vector<vg::Frame>& ref, const std::vector<vg::Frame>& dist, int centre, int window,
+                 vg::SyncFound* out) {
+  std::vector<vg::ImportedPicture> held;
+  std::vector<vmafx::PictureView> views[2];
+  for (int k = 0; k < 2; k++) {
+    for (const vg::Frame& f : k == 0 ? ref : dist) {
+      vg::ImportedPicture pic;
+      if (!vg::import_system_memory(buffer_of(f), epoch_of(f).info, &pic)) break;
+      views[k].push_back(pic.view());
+      held.push_back(std::move(pic));
+    }
+  }
+  vg::SyncResult r;
+  if (!vg::find_offset(views[0], views[1], centre, window, &r)) return false;
+  out->offset = r.offset;
+  out->psnr_y = r.psnr_y;
+  out->compared = r.compared;
   return true;
 }
 
-enum class SessionReady { yes, not_yet, failed };
+// ---------------------------------------------------------------------------------------------------------------
+// The session's callbacks
 
-// Under submit_mu. Not live: the session is made here, at the first pair. Live: on a thread of its own (loading the
-// model and probing the GPU takes longer than a frame), while the pairs before it is ready are skipped as busy.
-SessionReady ensure_session(GstVmafxhip* self, bool live) {
+void on_frame(GstVmafxhip* self, const vg::ScoredFrame& f, const vmafx::FrameScore& score,
+              const std::vector<std::string>& names, const std::vector<std::string>& models) {
   ElementState& s = state(self);
-  if (s.session) return SessionReady::yes;
-  if (!live && !s.creator.joinable()) {
-    if (!make_session(self)) return SessionReady::failed;
-  } else {
-    if (!s.creator.joinable()) {
-      s.creator_done = false;
-      s.creator = std::thread([self] {
-        (void)make_session(self);
-        state(self).creator_done = true;
-      });
-      return SessionReady::not_yet;
-    }
-    if (!s.creator_done) return SessionReady::not_yet;
-    s.creator.join();
-  }
-  std::lock_guard<std::mutex> lk(s.mu);
-  s.session = std::move(s.created);
-  return s.session ? SessionReady::yes : SessionReady::failed;
-}
-
-// Imports one frame of pad `p` through the input of its caps' kind (made once per session and pad).
-Status import_frame(GstVmafxhip* self, unsigned p, GstBuffer* buf, vg::ImportedPicture* out,
-                    const vg::InputKind** kind_out) {
-  ElementState& s = state(self);
-  GstCaps* caps;
-  GstVideoInfo info;
-  vg::InputConfig cfg;
+  if (!frame_messages(s)) return;
+  std::vector<std::string> fields;
+  vg::FrameExtras x;
+  const vg::Frame* out;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    caps = gst_caps_ref(s.pads[p].caps);
-    info = s.pads[p].info;
-    cfg = s.input_config;
+    auto it = s.fields.find(names);
+    if (it == s.fields.end()) it = s.fields.emplace(names, vg::message_field_names(names, models)).first;
+    fields = it->second;
+    out = s.out_pad == kRefPad || f.pad != kDistPad ? &f.ref : &f.dist;
+    x.pad = s.pads.count(f.pad) ? s.pads[f.pad].name : "dist_sink";
   }
-  const vg::InputKind& kind = vg::input_kind_for_caps(caps);
-  *kind_out = &kind;
-  Status st = Status::ok();
-  {
-    InputsLock lk(s);
-    if (!s.inputs[p] || s.input_kinds[p] != &kind) {
-      if (s.inputs[p]) s.retired_inputs.push_back(std::move(s.inputs[p]));
-      st = kind.create(cfg, p, &s.input_shared[&kind], &s.inputs[p]);
-      s.input_kinds[p] = st.is_ok() ? &kind : nullptr;
-    }
-    if (st.is_ok()) {
-      const uint64_t before = s.inputs[p]->frames_copied();
-      st = s.inputs[p]->import(buf, info, caps, out);
-      s.frames_copied.fetch_add(s.inputs[p]->frames_copied() - before, std::memory_order_relaxed);
-    }
-  }
-  flush_input_notices(self);
-  gst_caps_unref(caps);
-  return st;
+  x.ref_pts = f.ref.pts;
+  x.dist_pts = f.dist.pts;
+  x.scaled_from = f.scaled_from;
+  GstStructure* st = vg::frame_structure(score, fields, timing_in(epoch_of(*out).segment, out->pts, out->duration), x);
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), st));
 }
 
-// Live: pairs the output's thread leaves in line for the next submitter when the scorer has no room.
-constexpr size_t kLivePendingPairs = 2;
-
-// Live: whether the calling thread may wait a little for the scorer (not the output stream's thread, unless that
-// stream ended), and how long: one output frame.
-bool may_wait_for_scorer(GstVmafxhip* self) {
+void on_end(GstVmafxhip* self, const std::vector<vg::RenditionResult>& results, bool final) {
   ElementState& s = state(self);
-  std::lock_guard<std::mutex> lk(s.mu);
-  return s.draining || std::this_thread::get_id() != s.output_thread || s.pads[s.out_pad].eos;
-}
-
-GstClockTime wait_budget_us(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  std::lock_guard<std::mutex> lk(s.mu);
-  const GstClockTime period = s.pads[s.out_pad].has_info ? frame_period(s.pads[s.out_pad].info) : GST_CLOCK_TIME_NONE;
-  return GST_CLOCK_TIME_IS_VALID(period) ? period / GST_USECOND : 40000;
-}
-
-// Hands the formed pairs to the session in the order they were formed. The caller holds submit_mu (one submitter
-// at a time).
-GstFlowReturn submit_pending_held(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  for (;;) {
-    vg::FramePairOut pr;
-    bool live;
-    FrameMeta m;
-    {
-      std::lock_guard<std::mutex> lk(s.mu);
-      if (s.failed) return GST_FLOW_ERROR;
-      if (s.stopping) return GST_FLOW_FLUSHING;
-      if (s.to_submit.empty()) return GST_FLOW_OK;
-      if (s.engine_done) {
-        // The session has finished: nothing more goes in (no pair forms after pairing is over).
-        s.to_submit.clear();
-        return GST_FLOW_OK;
-      }
-      pr = std::move(s.to_submit.front());
-      s.to_submit.pop_front();
-      live = is_live_locked(s);
-      const vg::PadFrame& o = s.out_pad == kRefPad ? pr.ref : pr.dist;
-      m.out_pts = o.pts;
-      m.out_duration = o.duration;
-      m.ref_pts = pr.ref.pts;
-      m.dist_pts = pr.dist.pts;
-      m.segment = s.pads[s.out_pad].segment;
-    }
-    SessionReady ready = ensure_session(self, live);
-    if (ready == SessionReady::failed) return GST_FLOW_ERROR;
-    auto skip_busy = [&] {
-      SkipNotes notes;
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        count_skips_locked(self, {{kDistPad, SkipReason::busy, pr.dist.pts}}, frame_message_enabled(s), &notes);
-      }
-      report_skips(self, &notes);
-    };
-    if (live && (ready == SessionReady::not_yet || !s.session->has_room()) && may_wait_for_scorer(self)) {
-      // The session is still being made (or stopping): a short, bounded wait for it.
-      // Off the output's thread a pair may wait one frame for the scorer: a burst (a queue releasing its frames at
-      // the end) is scored, a scorer slower than the source still skips.
-      const gint64 until = g_get_monotonic_time() + gint64(wait_budget_us(self));
-      while (g_get_monotonic_time() < until) {
-        g_usleep(1000);
-        {
-          std::lock_guard<std::mutex> lk(s.mu);
-          if (s.stopping || s.failed || s.pads[0].flushing || s.pads[1].flushing) break;
-        }
-        if (ready == SessionReady::not_yet) ready = ensure_session(self, live);
-        if (ready == SessionReady::failed) return GST_FLOW_ERROR;
-        if (ready == SessionReady::yes && s.session->has_room()) break;
-      }
-    }
-    if (ready == SessionReady::not_yet || (live && !s.session->has_room())) {
-      // The output's thread does not wait: the pair stays first in line for the next submitter (the other pad's
-      // next frame), unless a few pairs wait already.
-      if (!may_wait_for_scorer(self)) {
-        std::lock_guard<std::mutex> lk(s.mu);
-        // While the session is still being made (once, at the start) as many as a pad may hold wait for it.
-        const size_t bound = ready == SessionReady::not_yet ? s.active.max_reference_frames : kLivePendingPairs;
-        if (s.to_submit.size() < bound) {
-          s.to_submit.push_front(std::move(pr));
-          return GST_FLOW_OK;
-        }
-      }
-      skip_busy();
-      continue;
-    }
-    vg::ImportedPicture pic[2];
-    for (unsigned p = 0; p < 2; p++) {
-      const vg::InputKind* kind = nullptr;
-      Status st = import_frame(self, p, p == kRefPad ? pr.ref.buffer : pr.dist.buffer, &pic[p], &kind);
-      if (!st.is_ok()) {
-        const std::string role = p == kRefPad ? "reference" : "distorted";
-        VMAFXHIP_ERROR(self, vg::error_code_for(st.code()),
-                       "Cannot read the " + role + " frame on " + pad_name(p) + " (" + (kind ? kind->name : "?") +
-                           "): " + short_reason(st.message()),
-                       st.to_string());
-        return GST_FLOW_ERROR;
-      }
-    }
-    uint64_t user;
-    {
-      std::lock_guard<std::mutex> lk(s.meta_mu);
-      user = s.next_user++;
-      s.meta[user] = m;
-    }
-    // Live: the distorted pad's thread may wait one frame for room; the output's thread does not wait, and leaves
-    // the pair first in line for the next submitter while few wait. A pair that still finds no room goes in for the
-    // temporal features only (skipped-busy, the next frame's motion exact), or, when even that is refused, is left
-    // out (skipped-busy).
-    bool defer = false;
-    if (live && !may_wait_for_scorer(self)) {  // never while draining: nothing would take the pair up
-      std::lock_guard<std::mutex> lk(s.mu);
-      defer = s.to_submit.size() < kLivePendingPairs;
-    }
-    bool scored = true;
-    Status st = s.session->submit(std::move(pic[0]), std::move(pic[1]), int64_t(m.out_pts), user, !live,
-                                  live && !defer ? gint64(wait_budget_us(self)) : 0, live && !defer, &scored);
-    if (st.is_ok() && !scored) {
-      skip_busy();
-      continue;
-    }
-    if (st.code() == Errc::busy) {
-      {
-        std::lock_guard<std::mutex> lk(s.meta_mu);
-        s.meta.erase(user);
-      }
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        if (s.stopping || s.pads[0].flushing || s.pads[1].flushing) return GST_FLOW_FLUSHING;
-        if (defer) {
-          s.to_submit.push_front(std::move(pr));
-          return GST_FLOW_OK;
-        }
-      }
-      skip_busy();
-      continue;
-    }
-    if (!st.is_ok()) {
-      VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st.to_string());
-      return GST_FLOW_ERROR;
-    }
-  }
-}
-
-GstFlowReturn submit_pending(GstVmafxhip* self) {
-  std::lock_guard<std::mutex> sub(state(self).submit_mu);
-  return submit_pending_held(self);
-}
-
-// Once per session, when no further pair can form: every submitted frame is finished and its message posted.
-void finish_engine(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  std::lock_guard<std::mutex> sub(s.submit_mu);
-  if (s.creator.joinable()) {
-    s.creator.join();
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (!s.session) s.session = std::move(s.created);
-  }
-  // Pairs another thread formed (or left in line) before pairing ended go first, none left behind.
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    s.draining = true;
-  }
-  const GstFlowReturn r = submit_pending_held(self);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    s.draining = false;
-  }
-  if (r != GST_FLOW_OK) return;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.engine_done) return;
-    s.engine_done = true;
-  }
-  if (!s.session) return;
-  Status st = s.session->flush();
-  if (!st.is_ok()) VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), "Scoring failed", st.to_string());
-}
-
-vg::FrameTiming pooled_timing_locked(const ElementState& s, uint64_t frames) {
-  // As GStreamer's vmaf: the output's position (the end of the last frame passed on), and the duration of the
-  // frames scored at the output frame rate.
-  const PadState& o = s.pads[s.out_pad];
-  vg::FrameTiming t = timing_in(o.segment, s.last_output_end, GST_CLOCK_TIME_NONE);
-  const GstClockTime period = o.has_info ? frame_period(o.info) : GST_CLOCK_TIME_NONE;
-  if (GST_CLOCK_TIME_IS_VALID(t.timestamp) && GST_CLOCK_TIME_IS_VALID(period)) t.duration = frames * period;
-  return t;
-}
-
-void post_pooled(GstVmafxhip* self, bool write_results) {
-  ElementState& s = state(self);
-  vmafx::Collector empty;
-  const vmafx::Collector* c = &empty;
-  uint64_t frames = 0;
-  double fps = 0;
-  if (s.session) {
-    c = &s.session->collector();
-    frames = s.session->frames_submitted();
-    fps = s.session->fps();
-  }
   vmafx::PoolMethod method;
   {
     std::lock_guard<std::mutex> lk(s.settings_mu);
     method = vg::to_pool_method(s.settings.pool_method);
   }
-  GstStructure* pooled;
-  vmafx::VideoGeometry ref_geometry;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    pooled = vg::pooled_structure(*c, s.session ? s.fields : std::vector<std::string>{},
-                                  s.session ? s.first_model_column : "", method, pooled_timing_locked(s, frames),
-                                  s.skips);
-    ref_geometry = s.session_geometry[kRefPad];
+  uint64_t scored = 0;
+  for (const auto& r : results) scored += r.frames;
+  for (const auto& r : results) {
+    const vg::SkipReport sr = skip_report(self, r.pad, r.counts);
+    if (final) {
+      // Frames left out are said once at the end (live: each reason when it first happened). Lengths that differ
+      // and offsets are said as GStreamer's vmaf would not: as INFO; frames lost to the scorer's or a branch's pace
+      // as a WARNING.
+      const bool live_said = sr.live;
+      vg::SkipReason main = SkipReason::count_;
+      std::string text = vg::skip_warning_text(sr, &main, SkipReason::count_);
+      if (scored == 0) {
+        // Nothing scored at all: one warning, with the lengths.
+        post_message(self, GST_MESSAGE_WARNING,
+                     "No frame pairs were scored" + (text.empty() ? std::string() : ": " + text),
+                     "a stream ended before any frame could be paired with its partner", vg::skip_warning_details(sr));
+        scored = 1;  // said
+      } else if (!text.empty() && !live_said) {
+        const bool warn = main == SkipReason::late || main == SkipReason::busy;
+        post_message(self, warn ? GST_MESSAGE_WARNING : GST_MESSAGE_INFO, text, "", vg::skip_warning_details(sr));
+      }
+    }
+    GstSegment seg;
+    GstClockTime end, period = GST_CLOCK_TIME_NONE;
+    vg::PooledExtras x;
+    {
+      std::lock_guard<std::mutex> lk(s.mu);
+      auto out = s.pads.find(s.out_pad);
+      gst_segment_init(&seg, GST_FORMAT_TIME);
+      if (out != s.pads.end() && out->second.epoch) {
+        seg = out->second.epoch->segment;
+        period = frame_period(out->second.epoch->info);
+      }
+      end = s.last_output_end;
+      x.pad = s.pads.count(r.pad) ? s.pads[r.pad].name : "dist_sink";
+    }
+    x.scaled_from = r.scaled_from;
+    x.late_join = r.counts.late_join;
+    x.first_ref_pts = r.counts.first_ref_pts;
+    x.ref_frames = r.counts.ref_frames;
+    x.dist_frames = r.counts.dist_frames;
+    x.paired = r.counts.paired;
+    // As GStreamer's vmaf: the output's position (the end of the last frame passed on), and the duration of the
+    // frames scored at the output frame rate.
+    vg::FrameTiming t = timing_in(seg, end, GST_CLOCK_TIME_NONE);
+    if (GST_CLOCK_TIME_IS_VALID(t.timestamp) && GST_CLOCK_TIME_IS_VALID(period)) t.duration = r.frames * period;
+    const std::string model = r.model_score_names.empty() ? "" : r.model_score_names[0];
+    std::vector<std::string> fields = vg::message_field_names(r.score_names, r.model_score_names);
+    GstStructure* pooled = vg::pooled_structure(*r.collector, fields, model, method, t, r.counts.skips, x);
+    GST_INFO_OBJECT(self, "pooled: %" GST_PTR_FORMAT, pooled);
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), pooled));
   }
-  GST_INFO_OBJECT(self, "pooled: %" GST_PTR_FORMAT, pooled);
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), pooled));
-  if (!write_results || !s.results.wanted() || !s.session || frames == 0) return;
-  vmafx::ResultsInfo info;
-  info.width = ref_geometry.width;
-  info.height = ref_geometry.height;
-  info.fps = fps;
-  info.frame_count = frames;
-  Status w = s.results.write(*c, info);
-  if (!w.is_ok()) {
-    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE}),
-                   "Could not write results file '" + s.results.path() + "'", w.to_string());
+  if (final && results.empty())
+    post_message(self, GST_MESSAGE_WARNING, "No frame pairs were scored", "no distorted stream took part");
+}
+
+void on_error(GstVmafxhip* self, int kind, Errc code, const std::string& text, const std::string& detail) {
+  vg::ErrorCode ec = vg::error_code_for(code);
+  std::string debug = detail;
+  if (kind == 1) ec = {GST_CORE_ERROR, GST_CORE_ERROR_PAD};
+  if (kind == 2) ec = {GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED};
+  if (kind == 3) {
+    ec = {GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION};
+    ElementState& s = state(self);
+    std::lock_guard<std::mutex> lk(s.mu);
+    for (auto& [id, p] : s.pads)
+      if (p.epoch && p.epoch->caps) debug += "; " + p.name + " caps " + caps_string(p.epoch->caps);
+  }
+  if (code == Errc::model_error) ec = {GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT};
+  if (code == Errc::io_error) ec = {GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE};
+  VMAFXHIP_ERROR(self, ec, text, debug);
+}
+
+vmafx::ScorerConfig scorer_config(const vg::Settings& a, std::vector<vg::ScoringModel> models,
+                                  std::vector<vg::ScoringFeature> features, GstElement* element);
+
+vg::SessionCallbacks session_callbacks(GstVmafxhip* self) {
+  vg::SessionCallbacks cb;
+  cb.shape = [](unsigned, const vg::Frame& f) {
+    const PadEpoch& e = epoch_of(f);
+    vg::FrameShape sh;
+    sh.geometry = e.geometry;
+    sh.par_n = std::max(1, GST_VIDEO_INFO_PAR_N(&e.info));
+    sh.par_d = std::max(1, GST_VIDEO_INFO_PAR_D(&e.info));
+    return sh;
+  };
+  cb.prepare = [self](const vmafx::VideoGeometry& ref, vmafx::ScorerConfig* cfg) {
+    // model-filename=auto picks by the reference's height: parsed again now that it is known.
+    ElementState& s = state(self);
+    vg::Settings a;
+    {
+      std::lock_guard<std::mutex> lk(s.mu);
+      a = s.active;
+    }
+    if (a.model.find("auto") == std::string::npos) return Status::ok();
+    std::vector<vg::ScoringModel> models;
+    std::vector<std::string> choices;
+    VMAFX_TRY(vg::parse_models(a.model, ref.height, &models, &choices));
+    for (const auto& c : choices) post_notice(self, false, c, c);
+    std::vector<vg::ScoringFeature> none;
+    vmafx::ScorerConfig redo = scorer_config(a, models, none, GST_ELEMENT(self));
+    cfg->models = redo.models;
+    return Status::ok();
+  };
+  cb.read = [self](unsigned pad, const vg::Frame& f, vg::ReadPicture* out) { return read_frame(self, pad, f, out); };
+  cb.on_scorer = [self](unsigned pad, const std::vector<std::string>& on_cpu, vmafx::Backend backend) {
+    ElementState& s = state(self);
+    const vg::InputConfig ic = input_config(self, backend, on_cpu);
+    std::lock_guard<std::mutex> lk(s.inputs_mu);
+    for (unsigned p : {kRefPad, pad}) {
+      auto it = s.pads.find(p);
+      if (it == s.pads.end()) continue;
+      it->second.config = ic;
+      it->second.config_changed = it->second.input != nullptr;
+    }
+  };
+  cb.on_frame = [self](const vg::ScoredFrame& f, const vmafx::FrameScore& score, const std::vector<std::string>& n,
+                       const std::vector<std::string>& m) { on_frame(self, f, score, n, m); };
+  cb.on_notice = [self](vmafx::NoticeLevel level, const std::string& text, const std::string& detail) {
+    post_notice(self, level == vmafx::NoticeLevel::warning, text, detail);
+  };
+  cb.on_error = [self](int kind, Errc code, const std::string& text, const std::string& detail) {
+    on_error(self, kind, code, text, detail);
+  };
+  cb.on_report = [self](vg::Report&& r) { report(self, std::move(r)); };
+  cb.on_end = [self](const std::vector<vg::RenditionResult>& r, bool final) { on_end(self, r, final); };
+  cb.on_written = [self](const std::string& path) { GST_INFO_OBJECT(self, "wrote %s", path.c_str()); };
+  return cb;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The output: the source task pushes what the output pad queued, in order, after the preroll hold.
+
+void src_loop(GstVmafxhip* self) {
+  ElementState& s = state(self);
+  vg::OutputItem item;
+  vg::SteadyClock::time_point deadline;
+  bool check = false;
+  if (!s.pairing.next_output(&item, &deadline, &check)) {
+    gst_pad_pause_task(self->src);
     return;
   }
-  GST_INFO_OBJECT(self, "wrote %s results to %s", vmafx::results_format_name(s.results.format()),
-                  s.results.path().c_str());
-}
-
-// The end of the output stream, once pairing is over: warning, pooled message, results file, EOS downstream.
-void finish_stream(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  finish_engine(self);
-  std::lock_guard<std::mutex> sub(s.submit_mu);
-  std::string warning;
-  GstStructure* details = nullptr;
-  bool no_pairs;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.finished || s.failed) return;
-    s.finished = true;
-    no_pairs = !s.session || s.session->frames_submitted() == 0;
-    const vg::SkipReport r = skip_report_locked(s);
-    if (!s.warned_skip || no_pairs) warning = vg::skip_warning_text(r, nullptr, SkipReason::count_);
-    if (no_pairs) warning = "No frame pairs were scored" + (warning.empty() ? std::string() : ": " + warning);
-    if (!warning.empty()) details = vg::skip_warning_details(r);
-    s.warned_skip = s.warned_skip || !warning.empty();
-  }
-  if (!warning.empty())
-    post_warning(self, warning, no_pairs ? "one stream ended before any frame could be paired" : "", details);
-  post_pooled(self, true);
-  GST_DEBUG_OBJECT(self, "end of stream");
-  (void)release_output(self, true);
-  gst_pad_push_event(self->src, gst_event_new_eos());
-}
-
-// Ends the session of a segment (flushing seek, stop). `pooled`: finish it and post its pooled message first, as
-// GStreamer's vmaf does at a flushing seek.
-void end_session(GstVmafxhip* self, bool pooled) {
-  ElementState& s = state(self);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (s.session) s.session->interrupt();  // wakes a submit waiting for room
-    s.cv.notify_all();
-  }
-  std::lock_guard<std::mutex> sub(s.submit_mu);
-  if (s.creator.joinable()) s.creator.join();
-  bool flushed;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (!s.session) s.session = std::move(s.created);
-    flushed = s.engine_done;
-    s.to_submit.clear();
-    s.pairer.reset();
-    for (auto& v : s.sync_frames) v.clear();
-    s.sync_done = false;
-  }
-  if (pooled && s.session) {
-    if (!flushed) (void)s.session->flush();
-    post_pooled(self, false);
-  }
-  std::unique_ptr<vg::ScoringSession> old;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    old = std::move(s.session);
-    s.engine_done = false;
-    s.finished = false;
-    s.skips = {};
-    s.paired = 0;
-    s.warned_skip = false;
-    s.warned_reasons = 0;
-    s.last_output_end = GST_CLOCK_TIME_NONE;
-    s.notices_said.clear();
-  }
-  old.reset();  // releases every picture the engine held
-  {
-    InputsLock lk(s);
-    for (auto& in : s.inputs)
-      if (in) (void)in->close();
-    for (auto& in : s.retired_inputs)
-      if (in) (void)in->close();
-    s.inputs[0].reset();
-    s.inputs[1].reset();
-    s.input_kinds[0] = s.input_kinds[1] = nullptr;
-    s.retired_inputs.clear();
-    s.input_shared.clear();
-  }
-  flush_input_notices(self);
-  {
-    std::lock_guard<std::mutex> lk(s.meta_mu);
-    s.meta.clear();
-  }
-  s.frames_scored.store(0);
-  s.frames_skipped.store(0);
-  s.frames_copied.store(0);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Pairing
-
-// Pairs join the submission queue in the critical section that formed them, so that they reach the engine in the
-// order they formed, whichever streaming thread submits them.
-void enqueue_pairs_locked(ElementState& s, std::vector<vg::FramePairOut>* pairs) {
-  for (auto& pr : *pairs) s.to_submit.push_back(std::move(pr));
-  s.paired += pairs->size();
-  pairs->clear();
-}
-
-bool sync_pending_locked(const ElementState& s) { return s.active.auto_sync && !s.sync_done; }
-
-bool pad_full_locked(const ElementState& s, unsigned p) {
-  // auto-sync holds the first frames of each stream itself, as many as its search reads.
-  if (sync_pending_locked(s)) return s.sync_frames[p].size() > size_t(vg::kAutoSyncWindow) + vg::kSyncPairsPerOffset;
-  const guint64 max_bytes = s.active.max_reference_bytes;
-  return s.pairer.held_frames(p) > s.active.max_reference_frames ||
-         (max_bytes && s.pairer.held_bytes(p) > max_bytes && s.pairer.held_frames(p) > 1);
-}
-
-// Live: the oldest waiting frames are skipped. Otherwise the pad waits for its partner pad (backpressure), which
-// must be linked and must make progress within stall-timeout.
-void run_sync_locked(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
-                     GstStructure** message);
-
-GstFlowReturn wait_for_room_locked(GstVmafxhip* self, std::unique_lock<std::mutex>& lk, unsigned p,
-                                   std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
-                                   GstStructure** sync_message) {
-  ElementState& s = state(self);
-  const unsigned o = 1 - p;
-  const gint64 wait_start = g_get_monotonic_time();
-  while (pad_full_locked(s, p)) {
-    if (s.failed) return GST_FLOW_ERROR;
-    if (s.pads[p].flushing || s.stopping) return GST_FLOW_FLUSHING;
-    if (p == s.out_pad && !s.out_open) {
-      release_output_waiting(self, lk);
-      continue;
-    }
-    if (!gst_pad_is_linked(self->sink[o])) {
-      const std::string text = std::string(pad_name(o)) + " is not linked: " + pad_name(p) + " holds " +
-                               std::to_string(s.pairer.held_frames(p)) + " frames waiting for their partners";
-      lk.unlock();
-      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_PAD}), text,
-                     "link both ref_sink and dist_sink (max-reference-frames bounds what one pad holds)");
-      lk.lock();
-      return GST_FLOW_ERROR;
-    }
-    if (is_live_locked(s)) {
-      if (sync_pending_locked(s)) {
-        // A live source does not wait for the other stream's first frames: the search takes what there is.
-        run_sync_locked(self, pairs, skips, sync_message);
-        enqueue_pairs_locked(s, pairs);
-      } else {
-        s.pairer.drop_oldest(p, SkipReason::late, skips);
-      }
-      continue;
-    }
-    unsigned timeout_s;
+  if (check) {
+    // The other pads' upstream elements commit their state change first (gstvmafxhipupstream.h says why).
+    const gint64 until =
+        g_get_monotonic_time() +
+        std::chrono::duration_cast<std::chrono::microseconds>(deadline - vg::SteadyClock::now()).count();
+    std::vector<GstPad*> others;
     {
-      std::lock_guard<std::mutex> sl(s.settings_mu);
-      timeout_s = s.settings.stall_timeout;
+      std::lock_guard<std::mutex> lk(s.mu);
+      for (auto& [id, p] : s.pads)
+        if (id != s.out_pad) others.push_back(GST_PAD(gst_object_ref(p.pad)));
     }
-    const gint64 since = std::max(wait_start, s.pads[o].last_activity_us);
-    if (timeout_s && g_get_monotonic_time() - since > gint64(timeout_s) * G_USEC_PER_SEC) {
-      const std::string text = std::string(pad_name(p)) + " holds " + std::to_string(s.pairer.held_frames(p)) +
-                               " frames (max-reference-frames=" + std::to_string(s.active.max_reference_frames) +
-                               ") and " + pad_name(o) + " has received nothing for " + std::to_string(timeout_s) +
-                               " s: raise max-reference-frames";
-      lk.unlock();
-      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}), text,
-                     "the other branch probably waits for more input than the element holds (an encoder's lookahead "
-                     "behind a tee); a larger max-reference-frames, or an unlimited queue before the pad, lets it "
-                     "through (stall-timeout sets this wait)");
-      lk.lock();
-      return GST_FLOW_ERROR;
+    bool committed = true;
+    for (GstPad* p : others) {
+      committed = vg::wait_upstream_committed(p, until, [&s] { return s.failed.load() || s.pairing.failed(); }) &&
+                  committed;
+      gst_object_unref(p);
     }
-    s.cv.wait_for(lk, std::chrono::milliseconds(200));
+    GST_DEBUG_OBJECT(self, "preroll: the other pads' upstream %s",
+                     committed ? "committed its state" : "still changes state; the output opens anyway");
+    s.pairing.open_output();
+    return;
   }
-  return GST_FLOW_OK;
+  GstFlowReturn flow = GST_FLOW_OK;
+  auto* obj = static_cast<GstMiniObject*>(item.payload.get());
+  switch (item.kind) {
+    case vg::OutputItem::buffer: flow = gst_pad_push(self->src, GST_BUFFER(gst_mini_object_ref(obj))); break;
+    case vg::OutputItem::gap:
+    case vg::OutputItem::event:
+      if (!gst_pad_push_event(self->src, GST_EVENT(gst_mini_object_ref(obj))))
+        GST_DEBUG_OBJECT(self, "a %s event was refused downstream", GST_EVENT_TYPE_NAME(obj));
+      break;
+    case vg::OutputItem::eos: gst_pad_push_event(self->src, gst_event_new_eos()); break;
+  }
+  if (flow == GST_FLOW_OK) return;
+  if (flow == GST_FLOW_FLUSHING) {
+    gst_pad_pause_task(self->src);
+    return;
+  }
+  GST_DEBUG_OBJECT(self, "output: %s", gst_flow_get_name(flow));
+  s.out_flow = flow;
+  s.pairing.output_failed();
+  // The output pad's next buffer returns it upstream; once that stream has ended, nothing would: say it here.
+  if (s.pairing.pad_ended(s.out_pad) && (flow == GST_FLOW_NOT_LINKED || flow < GST_FLOW_EOS))
+    GST_ELEMENT_FLOW_ERROR(self, flow);
+  gst_pad_pause_task(self->src);
 }
 
-// auto-sync: the first frames of both streams, then the offset, then those frames go through the pairer.
-void run_sync_locked(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
-                     GstStructure** message) {
-  ElementState& s = state(self);
-  std::vector<vg::ImportedPicture> held;
-  std::vector<vmafx::PictureView> views[2];
-  for (unsigned p = 0; p < 2; p++) {
-    for (auto& f : s.sync_frames[p]) {
-      vg::ImportedPicture pic;
-      Status st = vg::import_system_memory(f.buffer, s.pads[p].info, &pic);
-      if (!st.is_ok()) break;  // compared as far as readable
-      views[p].push_back(pic.view());
-      held.push_back(std::move(pic));
-    }
-  }
-  vg::SyncResult r;
-  const Status st = vg::find_offset(views[kRefPad], views[kDistPad], vg::kAutoSyncWindow, &r);
-  held.clear();
-  const int offset = s.active.dist_offset + (st.is_ok() ? r.offset : 0);
-  if (st.is_ok()) {
-    *message = vg::sync_structure(r.offset, r.psnr_y, vg::kAutoSyncWindow, r.compared);
-    GST_INFO_OBJECT(self, "auto-sync: offset %d (luma PSNR %.2f dB over %u pairs)", r.offset, r.psnr_y, r.compared);
-  } else {
-    GST_INFO_OBJECT(self, "auto-sync: %s; offset %d", st.to_string().c_str(), offset);
-  }
-  s.pairer.configure(s.active.pairing == vg::PAIRING_TIMESTAMP, offset);
-  s.sync_done = true;
-  // Interleaved, so that neither pad's queue grows beyond the offset.
-  const size_t n = std::max(s.sync_frames[0].size(), s.sync_frames[1].size());
-  for (size_t i = 0; i < n; i++)
-    for (unsigned p = 0; p < 2; p++)
-      if (i < s.sync_frames[p].size()) s.pairer.push(p, std::move(s.sync_frames[p][i]), pairs, skips);
-  for (auto& v : s.sync_frames) v.clear();
-  // A stream that ended while the frames were held ends in the pairer now.
-  for (unsigned p = 0; p < 2; p++)
-    if (s.pads[p].eos) s.pairer.end(p, skips);
+gboolean src_activate_mode(GstPad* pad, GstObject* parent, GstPadMode mode, gboolean active) {
+  auto* self = GST_VMAFXHIP(parent);
+  if (mode != GST_PAD_MODE_PUSH) return FALSE;
+  if (active) return gst_pad_start_task(pad, GstTaskFunction(src_loop), self, nullptr);
+  state(self).pairing.stop();  // wakes the task
+  return gst_pad_stop_task(pad);
 }
 
-bool sync_ready_locked(const ElementState& s) {
-  const size_t need = size_t(vg::kAutoSyncWindow) + vg::kSyncPairsPerOffset;
-  for (unsigned p = 0; p < 2; p++)
-    if (s.sync_frames[p].size() < need && !s.pads[p].eos) return false;
-  return true;
+vg::OutputItem output_item(vg::OutputItem::Kind kind, GstMiniObject* obj) {
+  vg::OutputItem it;
+  it.kind = kind;
+  it.payload = std::shared_ptr<void>(obj, [](void* o) { gst_mini_object_unref(GST_MINI_OBJECT(o)); });
+  return it;
 }
 
-// After pairs or skips were made: report, submit, and finish the engine when pairing is over.
-GstFlowReturn after_pairing(GstVmafxhip* self, std::vector<vg::FramePairOut>* pairs, std::vector<vg::Skip>* skips,
-                            GstStructure* sync_message) {
-  ElementState& s = state(self);
-  SkipNotes notes;
-  bool over;
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    enqueue_pairs_locked(s, pairs);
-    count_skips_locked(self, *skips, frame_message_enabled(s), &notes);
-    over = s.pairer.over();
+GstFlowReturn to_flow(GstVmafxhip* self, vg::Flow f) {
+  switch (f) {
+    case vg::Flow::ok: return GST_FLOW_OK;
+    case vg::Flow::flushing: return GST_FLOW_FLUSHING;
+    case vg::Flow::eos: return GST_FLOW_EOS;
+    case vg::Flow::error: break;
   }
-  if (sync_message)
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), sync_message));
-  report_skips(self, &notes);
-  const GstFlowReturn r = submit_pending(self);
-  if (r != GST_FLOW_OK) return r;
-  if (over) {
-    finish_engine(self);
-    std::lock_guard<std::mutex> lk(s.mu);
-    s.cv.notify_all();
-  }
-  return GST_FLOW_OK;
-}
-
-GstFlowReturn pair_buffer(GstVmafxhip* self, unsigned p, GstBuffer* buf) {
-  ElementState& s = state(self);
-  std::vector<vg::FramePairOut> pairs;
-  std::vector<vg::Skip> skips;
-  GstStructure* sync_message = nullptr;
-  {
-    std::unique_lock<std::mutex> lk(s.mu);
-    PadState& ps = s.pads[p];
-    if (p == kDistPad && s.dist_renegotiating) {
-      skips.push_back({p, SkipReason::renegotiated, GST_BUFFER_PTS(buf)});
-      lk.unlock();
-      gst_buffer_unref(buf);
-      return after_pairing(self, &pairs, &skips, nullptr);
-    }
-    if (!ps.has_info) {
-      lk.unlock();
-      gst_buffer_unref(buf);
-      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
-                     std::string(pad_name(p)) + " received a buffer before its caps", "");
-      return GST_FLOW_NOT_NEGOTIATED;
-    }
-    vg::PadFrame f;
-    f.buffer = buf;
-    f.pts = GST_BUFFER_PTS(buf);
-    f.duration = GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : frame_period(ps.info);
-    f.bytes = gst_buffer_get_size(buf);
-    const bool by_timestamp = s.active.pairing == vg::PAIRING_TIMESTAMP;
-    if (by_timestamp) {
-      if (!GST_CLOCK_TIME_IS_VALID(f.pts)) {
-        lk.unlock();
-        VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}),
-                       std::string(pad_name(p)) + " received a buffer without a timestamp (PTS)",
-                       "pairing=timestamp pairs the frames of the same running time; set pairing=arrival to pair "
-                       "the n-th buffer of each pad whatever its timestamp");
-        return GST_FLOW_ERROR;
-      }
-      f.time = gst_segment_to_running_time(&ps.segment, GST_FORMAT_TIME, f.pts);
-      if (!GST_CLOCK_TIME_IS_VALID(f.time)) {
-        skips.push_back({p, SkipReason::out_of_segment, f.pts});
-        lk.unlock();
-        return after_pairing(self, &pairs, &skips, nullptr);
-      }
-    }
-    if (GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_GAP) && gst_buffer_get_size(buf) == 0) {
-      // A gap buffer holds no picture: the time passes without a frame.
-      if (by_timestamp)
-        s.pairer.gap(p, f.time + (GST_CLOCK_TIME_IS_VALID(f.duration) ? f.duration : 0), &skips);
-      lk.unlock();
-      return after_pairing(self, &pairs, &skips, nullptr);
-    }
-    if (s.active.auto_sync && !s.sync_done) {
-      s.sync_frames[p].push_back(std::move(f));
-      if (sync_ready_locked(s)) run_sync_locked(self, &pairs, &skips, &sync_message);
-    } else {
-      s.pairer.push(p, std::move(f), &pairs, &skips);
-    }
-    enqueue_pairs_locked(s, &pairs);
-    const GstFlowReturn w = wait_for_room_locked(self, lk, p, &pairs, &skips, &sync_message);
-    if (w != GST_FLOW_OK) {
-      if (sync_message) gst_structure_free(sync_message);
-      return w;
-    }
-  }
-  return after_pairing(self, &pairs, &skips, sync_message);
+  const GstFlowReturn out = state(self).out_flow;
+  return out != GST_FLOW_OK ? out : GST_FLOW_ERROR;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Pad functions
+// Sink pads
 
-GstFlowReturn vmafxhip_chain(GstPad* pad, GstObject* parent, GstBuffer* buf) {
+// Upstream latency of a sink pad (live or not), asked once per pad.
+void learn_liveness(GstVmafxhip* self, unsigned id, GstPad* pad) {
+  ElementState& s = state(self);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    auto it = s.pads.find(id);
+    if (it == s.pads.end() || it->second.live_known) return;
+    it->second.live_known = true;
+  }
+  GstQuery* q = gst_query_new_latency();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query(pad, q)) gst_query_parse_latency(q, &live, nullptr, nullptr);
+  gst_query_unref(q);
+  s.pairing.set_live(id, live);
+  GST_DEBUG_OBJECT(self, "%s: upstream %s", pad_name(self, id).c_str(), live ? "live" : "not live");
+}
+
+void fail_with(GstVmafxhip* self, const vg::FailureText& f) {
+  if (!f.kind) return;
+  const vg::ErrorCode code = f.kind == 1 ? vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_PAD}
+                                         : vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED};
+  VMAFXHIP_ERROR(self, code, f.text, f.detail);
+}
+
+GstFlowReturn sink_chain(GstPad* pad, GstObject* parent, GstBuffer* buf) {
   auto* self = GST_VMAFXHIP(parent);
   ElementState& s = state(self);
-  const unsigned p = pad_index(self, pad);
-  bool output;
+  const unsigned id = pad_id(pad);
+  if (s.failed) {
+    gst_buffer_unref(buf);
+    return to_flow(self, vg::Flow::error);
+  }
+  learn_liveness(self, id, pad);
+  std::shared_ptr<const PadEpoch> epoch;
+  bool output, by_timestamp;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    if (s.failed) {
-      gst_buffer_unref(buf);
-      return GST_FLOW_ERROR;
-    }
-    if (s.pads[p].flushing || s.stopping) {
-      gst_buffer_unref(buf);
-      return GST_FLOW_FLUSHING;
-    }
-    output = p == s.out_pad;
-    if (s.finished || (!output && s.pads[s.out_pad].eos && s.pairer.over() && is_live_locked(s))) {
-      // Scoring is over and the output ended: the other stream is not needed any more.
-      gst_buffer_unref(buf);
-      return GST_FLOW_EOS;
-    }
-    s.pads[p].received++;
-    s.pads[p].last_activity_us = g_get_monotonic_time();
-    if (output) s.output_thread = std::this_thread::get_id();
+    epoch = s.pads.count(id) ? s.pads[id].epoch : nullptr;
+    output = id == s.out_pad;
+    by_timestamp = s.active.pairing == vg::PAIRING_TIMESTAMP;
     if (output && GST_BUFFER_PTS_IS_VALID(buf))
-      s.last_output_end =
-          GST_BUFFER_PTS(buf) + (GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : 0);
-    s.cv.notify_all();
+      s.last_output_end = GST_BUFFER_PTS(buf) + (GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : 0);
   }
-  learn_liveness(self, p);
-  GstFlowReturn out = GST_FLOW_OK;
+  if (!epoch || !epoch->caps) {
+    gst_buffer_unref(buf);
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
+                   pad_name(self, id) + " received a buffer before its caps", "");
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
   if (output) {
-    // The output passes on at once, before any scoring work on this frame.
-    out = push_output(self, gst_buffer_ref(buf));
-    if (out == GST_FLOW_FLUSHING) {
+    // The output goes on at once, in order, before any scoring work on this frame.
+    const vg::Flow f = s.pairing.push_output(output_item(vg::OutputItem::buffer, GST_MINI_OBJECT(gst_buffer_ref(buf))));
+    if (f != vg::Flow::ok) {
       gst_buffer_unref(buf);
-      return out;
+      return to_flow(self, f);
     }
   }
-  const GstFlowReturn scored = pair_buffer(self, p, buf);
-  if (scored == GST_FLOW_ERROR || scored == GST_FLOW_FLUSHING || scored == GST_FLOW_NOT_NEGOTIATED) return scored;
-  return output ? out : scored;
+  vg::Frame fr;
+  fr.pts = GST_BUFFER_PTS(buf);
+  fr.duration = GST_BUFFER_DURATION_IS_VALID(buf) ? GST_BUFFER_DURATION(buf) : frame_period(epoch->info);
+  fr.bytes = gst_buffer_get_size(buf);
+  vg::Report rep;
+  vg::Flow f = vg::Flow::ok;
+  if (by_timestamp && !GST_CLOCK_TIME_IS_VALID(fr.pts)) {
+    gst_buffer_unref(buf);
+    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}),
+                   pad_name(self, id) + " received a buffer without a timestamp (PTS)",
+                   "pairing=timestamp pairs the frames of the same running time; set pairing=arrival to pair the "
+                   "n-th buffer of each pad whatever its timestamp");
+    return GST_FLOW_ERROR;
+  }
+  if (by_timestamp) fr.time = gst_segment_to_running_time(&epoch->segment, GST_FORMAT_TIME, fr.pts);
+  const bool gap = GST_BUFFER_FLAG_IS_SET(buf, GST_BUFFER_FLAG_GAP) && fr.bytes == 0;
+  if (by_timestamp && !GST_CLOCK_TIME_IS_VALID(fr.time)) {
+    gst_buffer_unref(buf);
+    f = s.pairing.skip_unpaired(id, SkipReason::out_of_segment, fr.pts, &rep);
+  } else if (gap) {
+    // A gap buffer holds no picture: the time passes without a frame.
+    gst_buffer_unref(buf);
+    if (by_timestamp) f = s.pairing.gap(id, fr.time + (GST_CLOCK_TIME_IS_VALID(fr.duration) ? fr.duration : 0), &rep);
+  } else {
+    fr.payload = std::make_shared<BufferHold>(buf);
+    fr.meta = epoch;
+    f = s.pairing.push(id, std::move(fr), &rep);
+  }
+  vg::FailureText failure;
+  if (f == vg::Flow::ok) f = s.pairing.wait_for_room(id, &rep, &failure);
+  report(self, std::move(rep));
+  fail_with(self, failure);
+  if (output && f == vg::Flow::eos) f = vg::Flow::ok;  // the output stream goes on downstream
+  return to_flow(self, f);
 }
 
-// Whether dist_sink's upstream can give the reference's size (then a renegotiation can fix a size mismatch).
-bool dist_can_take_reference_size(GstVmafxhip* self, const GstVideoInfo& ref) {
-  GstCaps* templ = gst_pad_get_pad_template_caps(self->sink[kDistPad]);
-  GstCaps* want = gst_caps_copy(templ);
-  gst_caps_unref(templ);
-  for (guint i = 0; i < gst_caps_get_size(want); i++)
-    gst_structure_set(gst_caps_get_structure(want, i), "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(&ref), "height",
-                      G_TYPE_INT, GST_VIDEO_INFO_HEIGHT(&ref), nullptr);
-  GstCaps* up = gst_pad_peer_query_caps(self->sink[kDistPad], want);
-  const bool ok = !gst_caps_is_empty(up);
-  gst_caps_unref(up);
-  gst_caps_unref(want);
-  return ok;
-}
-
-// Checks the two pads' caps against each other once both are known. False after posting the error.
-bool check_pair_caps(GstVmafxhip* self) {
+// Checks a pad's caps against the reference's once both are known. False after posting the error.
+bool check_pair_caps(GstVmafxhip* self, unsigned id) {
   ElementState& s = state(self);
-  GstVideoInfo info[2];
-  vmafx::VideoGeometry g[2];
-  std::string caps[2];
-  vg::Settings a;
-  bool warn_colour = false;
+  std::shared_ptr<const PadEpoch> e[2];
+  std::string names[2];
+  bool by_timestamp, warn_colour;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    if (!s.pads[0].has_info || !s.pads[1].has_info) return true;
-    for (unsigned i = 0; i < 2; i++) {
-      info[i] = s.pads[i].info;
-      g[i] = s.pads[i].geometry;
-      caps[i] = caps_string(s.pads[i].caps);
+    const unsigned ids[2] = {kRefPad, id};
+    for (int i = 0; i < 2; i++) {
+      if (!s.pads.count(ids[i])) return true;
+      e[i] = s.pads[ids[i]].epoch;
+      names[i] = s.pads[ids[i]].name;
+      if (!e[i] || !e[i]->caps) return true;
     }
-    a = s.active;
+    by_timestamp = s.active.pairing == vg::PAIRING_TIMESTAMP;
     warn_colour = !s.warned_colour;
   }
-  const std::string both = "reference caps " + caps[0] + ", distorted caps " + caps[1];
-  if (g[0].bit_depth != g[1].bit_depth || g[0].chroma != g[1].chroma) {
+  const std::string both = "reference caps " + caps_string(e[0]->caps) + ", " + names[1] + " caps " +
+                           caps_string(e[1]->caps);
+  const vmafx::VideoGeometry& g0 = e[0]->geometry;
+  const vmafx::VideoGeometry& g1 = e[1]->geometry;
+  if (g0.bit_depth != g1.bit_depth || g0.chroma != g1.chroma) {
     VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
-                   "Reference (" + geometry_string(g[0]) + ") and distorted (" + geometry_string(g[1]) +
-                       ") video must agree in bit depth and chroma subsampling",
+                   "Reference (" + geometry_string(g0) + ") and " + names[1] + " (" + geometry_string(g1) +
+                       ") must agree in bit depth and chroma subsampling",
                    both);
     return false;
   }
-  if (g[0].width != g[1].width || g[0].height != g[1].height) {
-    bool renegotiating = false;
-    {
-      std::lock_guard<std::mutex> lk(s.mu);
-      renegotiating = s.dist_renegotiating;
-    }
-    const bool engine_scales = a.scale_method != vg::SCALE_NONE && vg::ScoringSession::scales_distorted();
-    if (!renegotiating && !engine_scales && dist_can_take_reference_size(self, info[0])) {
-      // The distorted caps were chosen before the reference's were known: upstream (videoscale) negotiates again,
-      // with dist_sink offering the reference's size first. Distorted frames of the old size are not paired.
-      std::vector<vg::Skip> skips;
-      SkipNotes notes;
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        s.dist_renegotiating = true;
-        while (s.pairer.held_frames(kDistPad)) s.pairer.drop_oldest(kDistPad, SkipReason::renegotiated, &skips);
-        count_skips_locked(self, skips, frame_message_enabled(s), &notes);
-      }
-      // Asked before anything else: every distorted frame until upstream renegotiates is skipped, and a fast
-      // upstream could otherwise deliver its whole stream while the skips are said.
-      gst_pad_push_event(self->sink[kDistPad], gst_event_new_reconfigure());
-      GST_INFO_OBJECT(self, "dist_sink: %s, the reference %s: asking upstream to renegotiate",
-                      geometry_string(g[1]).c_str(), geometry_string(g[0]).c_str());
-      report_skips(self, &notes);
-      return true;
-    }
-    if (a.scale_method == vg::SCALE_NONE || !vg::ScoringSession::scales_distorted()) {
-      VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
-                     "Reference (" + geometry_string(g[0]) + ") and distorted (" + geometry_string(g[1]) +
-                         ") video must agree in width and height: put videoscale before dist_sink (it offers the "
-                         "reference's size)",
-                     both + (a.scale_method == vg::SCALE_NONE ? "; scale-method=none"
-                                                              : "; this engine build does not scale"));
-      return false;
-    }
-  }
-  const int n0 = GST_VIDEO_INFO_FPS_N(&info[0]), d0 = GST_VIDEO_INFO_FPS_D(&info[0]);
-  const int n1 = GST_VIDEO_INFO_FPS_N(&info[1]), d1 = GST_VIDEO_INFO_FPS_D(&info[1]);
-  if (a.pairing == vg::PAIRING_TIMESTAMP && n0 > 0 && n1 > 0 && d0 > 0 && d1 > 0 &&
-      gst_util_fraction_compare(n0, d0, n1, d1) != 0) {
+  const GstVideoInfo& i0 = e[0]->info;
+  const GstVideoInfo& i1 = e[1]->info;
+  const int n0 = GST_VIDEO_INFO_FPS_N(&i0), d0 = GST_VIDEO_INFO_FPS_D(&i0);
+  const int n1 = GST_VIDEO_INFO_FPS_N(&i1), d1 = GST_VIDEO_INFO_FPS_D(&i1);
+  if (by_timestamp && n0 > 0 && n1 > 0 && d0 > 0 && d1 > 0 && gst_util_fraction_compare(n0, d0, n1, d1) != 0) {
+    const std::string r0 = std::to_string(n0) + "/" + std::to_string(d0), r1 = std::to_string(n1) + "/" + std::to_string(d1);
     VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
-                   "Reference (" + fps_string(info[0]) + ") and distorted (" + fps_string(info[1]) +
+                   "Reference (" + r0 + ") and " + names[1] + " (" + r1 +
                        ") frame rates differ: convert one with videorate (... ! videorate ! video/x-raw,framerate=" +
-                       fps_string(info[0]) + " ! v.dist_sink), or set pairing=arrival",
+                       r0 + " ! v." + names[1] + "), or set pairing=arrival",
                    both + "; pairing=timestamp pairs frames of the same time, which streams of different rates do "
                           "not have");
     return false;
   }
-  const bool yuv = GST_VIDEO_INFO_IS_YUV(&info[0]) && GST_VIDEO_INFO_IS_YUV(&info[1]);
-  if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&info[0].colorimetry, &info[1].colorimetry)) {
+  const bool yuv = GST_VIDEO_INFO_IS_YUV(&i0) && GST_VIDEO_INFO_IS_YUV(&i1);
+  if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&i0.colorimetry, &i1.colorimetry)) {
     {
-      // Both pads' caps may be checked at once: the first to get here warns.
       std::lock_guard<std::mutex> lk(s.mu);
-      warn_colour = !s.warned_colour;
+      if (s.warned_colour) return true;
       s.warned_colour = true;
     }
-  }
-  if (warn_colour && yuv && !gst_video_colorimetry_is_equal(&info[0].colorimetry, &info[1].colorimetry)) {
-    gchar* c0 = gst_video_colorimetry_to_string(&info[0].colorimetry);
-    gchar* c1 = gst_video_colorimetry_to_string(&info[1].colorimetry);
-    const bool range = info[0].colorimetry.range != info[1].colorimetry.range;
-    const std::string text = std::string("Reference and distorted differ in ") + (range ? "range" : "colorimetry") +
-                             " (" + (c0 ? c0 : "?") + " against " + (c1 ? c1 : "?") +
+    gchar* c0 = gst_video_colorimetry_to_string(&i0.colorimetry);
+    gchar* c1 = gst_video_colorimetry_to_string(&i1.colorimetry);
+    const bool range = i0.colorimetry.range != i1.colorimetry.range;
+    const std::string text = std::string("Reference and ") + names[1] + " differ in " +
+                             (range ? "range" : "colorimetry") + " (" + (c0 ? c0 : "?") + " against " +
+                             (c1 ? c1 : "?") +
                              "): the scores compare the samples as they are; if both show the same picture, convert "
                              "one (videoconvert ! video/x-raw,colorimetry=" + (c0 ? c0 : "...") + ")";
     g_free(c0);
     g_free(c1);
-    post_warning(self, text, both);
+    post_message(self, GST_MESSAGE_INFO, text, both);
   }
   return true;
 }
 
-bool handle_caps(GstVmafxhip* self, unsigned p, GstCaps* caps) {
+bool handle_caps(GstVmafxhip* self, unsigned id, GstCaps* caps) {
   ElementState& s = state(self);
-  GstVideoInfo info;
-  Status st = vg::video_info_from_caps(caps, &info);
-  if (!st.is_ok()) {
-    VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), std::string("Unsupported video caps on ") + pad_name(p),
+  auto e = std::make_shared<PadEpoch>();
+  Status st = vg::video_info_from_caps(caps, &e->info);
+  const std::string name = pad_name(self, id);
+  if (!st) {
+    VMAFXHIP_ERROR(self, vg::error_code_for(st.code()), "Unsupported video caps on " + name,
                    st.to_string() + "; caps " + caps_string(caps));
     return false;
   }
-  if (GST_VIDEO_INFO_IS_INTERLACED(&info)) {
+  if (GST_VIDEO_INFO_IS_INTERLACED(&e->info)) {
     VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
-                   std::string("Interlaced video on ") + pad_name(p) + " (interlace-mode=" +
-                       gst_video_interlace_mode_to_string(GST_VIDEO_INFO_INTERLACE_MODE(&info)) +
+                   "Interlaced video on " + name + " (interlace-mode=" +
+                       gst_video_interlace_mode_to_string(GST_VIDEO_INFO_INTERLACE_MODE(&e->info)) +
                        "): vmafxhip scores progressive frames; put deinterlace before the pad",
                    "caps " + caps_string(caps));
     return false;
   }
-  vmafx::VideoGeometry g;
-  if (!vg::geometry_for(caps, info, &g)) {
+  if (!vg::geometry_for(caps, e->info, &e->geometry)) {
     VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION}),
-                   std::string("Unsupported video format ") + gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&info)) +
-                       " on " + pad_name(p) + " (" + vg::input_kind_for_caps(caps).name + ")",
+                   "Unsupported video format " +
+                       std::string(gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(&e->info))) + " on " + name +
+                       " (" + vg::input_kind_for_caps(caps).name + ")",
                    "caps " + caps_string(caps));
     return false;
   }
-  std::string changed;
+  e->caps = gst_caps_ref(caps);
+  std::vector<unsigned> check;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    const vmafx::VideoGeometry& was = s.session_geometry[p];
-    if (s.session &&
-        (was.width != g.width || was.height != g.height || was.bit_depth != g.bit_depth || was.chroma != g.chroma)) {
-      changed = "Video geometry changed mid-stream on " + std::string(pad_name(p)) + ": scoring " +
-                geometry_string(was) + ", new caps are " + geometry_string(g);
+    auto it = s.pads.find(id);
+    if (it == s.pads.end()) return false;
+    if (it->second.epoch) e->segment = it->second.epoch->segment;
+    it->second.epoch = e;  // frames before the change keep their own epoch
+    if (id == kRefPad) {
+      for (auto& [pid, p] : s.pads)
+        if (pid != kRefPad) check.push_back(pid);
     } else {
-      PadState& ps = s.pads[p];
-      gst_caps_replace(&ps.caps, caps);
-      ps.info = info;
-      ps.has_info = true;
-      ps.geometry = g;
-      const vmafx::VideoGeometry& rg = s.pads[kRefPad].geometry;
-      if (s.dist_renegotiating && s.pads[1 - p].has_info && rg.width == s.pads[kDistPad].geometry.width &&
-          rg.height == s.pads[kDistPad].geometry.height)
-        s.dist_renegotiating = false;
+      check.push_back(id);
     }
   }
-  if (!changed.empty()) {
-    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}), changed,
-                   "vmafxhip scores one geometry per stream; caps " + caps_string(caps));
-    return false;
-  }
-  return check_pair_caps(self);
+  for (unsigned p : check)
+    if (!check_pair_caps(self, p)) return false;
+  return true;
 }
 
-// A live pipeline starts making its session as soon as both pads have caps, so that the first pairs find it ready.
-void prepare_live_session(GstVmafxhip* self, unsigned p) {
-  ElementState& s = state(self);
-  learn_liveness(self, p);
-  {
-    std::lock_guard<std::mutex> lk(s.mu);
-    if (!is_live_locked(s) || !s.pads[0].has_info || !s.pads[1].has_info || s.failed) return;
-  }
-  std::lock_guard<std::mutex> sub(s.submit_mu);
-  (void)ensure_session(self, true);
+void set_segment(ElementState& s, unsigned id, const GstSegment* seg) {
+  std::lock_guard<std::mutex> lk(s.mu);
+  auto it = s.pads.find(id);
+  if (it == s.pads.end()) return;
+  auto e = it->second.epoch ? std::make_shared<PadEpoch>(*it->second.epoch) : std::make_shared<PadEpoch>();
+  gst_segment_copy_into(seg, &e->segment);
+  it->second.epoch = e;
 }
 
-// The output pad ended: wait until pairing is over (non-live: until the other stream ended too, so its length is
-// known), then finish.
-void output_eos(GstVmafxhip* self) {
-  ElementState& s = state(self);
-  const unsigned p = s.out_pad, o = 1 - p;
-  {
-    std::unique_lock<std::mutex> lk(s.mu);
-    const gint64 start = g_get_monotonic_time();
-    for (;;) {
-      if (s.failed || s.stopping || s.pads[p].flushing) return;
-      if (!s.out_open) {
-        release_output_waiting(self, lk);
-        continue;
-      }
-      const bool live = is_live_locked(s);
-      if (live ? s.pairer.over() : s.pads[o].eos) break;
-      const gint64 waited = g_get_monotonic_time() - start;
-      if (live) {
-        // The waiting frames' partners get the hold window to arrive.
-        const GstClockTime period = frame_period(s.pads[p].info);
-        const GstClockTime hold =
-            (GST_CLOCK_TIME_IS_VALID(period) ? period * s.active.max_reference_frames : GST_SECOND) +
-            s.active.latency;
-        if (GstClockTime(waited) * GST_USECOND > std::max<GstClockTime>(hold, GST_SECOND)) {
-          std::vector<vg::Skip> skips;
-          while (s.pairer.held_frames(p)) s.pairer.drop_oldest(p, SkipReason::late, &skips);
-          SkipNotes notes;
-          count_skips_locked(self, skips, frame_message_enabled(s), &notes);
-          lk.unlock();
-          report_skips(self, &notes);
-          lk.lock();
-          continue;
-        }
-      } else {
-        unsigned timeout_s;
-        {
-          std::lock_guard<std::mutex> sl(s.settings_mu);
-          timeout_s = s.settings.stall_timeout;
-        }
-        const gint64 since = std::max(start, s.pads[o].last_activity_us);
-        if (timeout_s && g_get_monotonic_time() - since > gint64(timeout_s) * G_USEC_PER_SEC) {
-          const std::string text = std::string(pad_name(p)) + " ended and " + pad_name(o) +
-                                   " has received nothing for " + std::to_string(timeout_s) + " s";
-          lk.unlock();
-          VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED}), text,
-                         "the other branch neither delivers frames nor ends (stall-timeout sets this wait)");
-          return;
-        }
-      }
-      s.cv.wait_for(lk, std::chrono::milliseconds(200));
-    }
-  }
-  finish_stream(self);
-}
-
-gboolean vmafxhip_sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
+gboolean sink_event(GstPad* pad, GstObject* parent, GstEvent* event) {
   auto* self = GST_VMAFXHIP(parent);
   ElementState& s = state(self);
-  const unsigned p = pad_index(self, pad);
-  const bool output = p == s.out_pad;
+  const unsigned id = pad_id(pad);
+  bool output;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    s.pads[p].last_activity_us = g_get_monotonic_time();
-    s.cv.notify_all();
+    output = id == s.out_pad;
   }
   vg::gl_sink_event(GST_ELEMENT(self), event);  // GL caps: find the GL display / application context
-  vg::cuda_sink_event(GST_ELEMENT(self), pad, event, cuda_settings(self));  // CUDA caps: find or make a CUDA context
+  vg::cuda_sink_event(GST_ELEMENT(self), pad, event, cuda_settings(self));  // CUDA caps: find or make a context
+  auto forward = [&](vg::OutputItem::Kind kind) -> gboolean {
+    if (!output) {
+      gst_event_unref(event);
+      return TRUE;
+    }
+    return s.pairing.push_output(output_item(kind, GST_MINI_OBJECT(event))) == vg::Flow::ok;
+  };
+  vg::Report rep;
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_CAPS: {
       GstCaps* caps = nullptr;
       gst_event_parse_caps(event, &caps);
-      if (!handle_caps(self, p, caps)) {
+      learn_liveness(self, id, pad);
+      if (!handle_caps(self, id, caps)) {
         gst_event_unref(event);
         return FALSE;
       }
-      prepare_live_session(self, p);
-      // The output passes through unchanged: its caps go downstream as they came.
-      if (output) return push_output_event(self, event);
-      gst_event_unref(event);
-      return TRUE;
+      return forward(vg::OutputItem::event);  // the output passes through unchanged: its caps go on as they came
     }
     case GST_EVENT_SEGMENT: {
       const GstSegment* seg = nullptr;
       gst_event_parse_segment(event, &seg);
       if (seg->format != GST_FORMAT_TIME) {
         VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT}),
-                       std::string(pad_name(p)) + " received a " + gst_format_get_name(seg->format) +
+                       pad_name(self, id) + " received a " + gst_format_get_name(seg->format) +
                            " segment; video is paired in TIME",
                        "");
         gst_event_unref(event);
         return FALSE;
       }
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        gst_segment_copy_into(seg, &s.pads[p].segment);
-      }
-      if (output) return push_output_event(self, event);
-      gst_event_unref(event);
-      return TRUE;
+      set_segment(s, id, seg);
+      return forward(vg::OutputItem::event);
     }
     case GST_EVENT_GAP: {
       GstClockTime ts, dur;
       gst_event_parse_gap(event, &ts, &dur);
-      std::vector<vg::Skip> skips;
-      std::vector<vg::FramePairOut> pairs;
+      GstClockTime end = GST_CLOCK_TIME_NONE;
       {
         std::lock_guard<std::mutex> lk(s.mu);
-        GstClockTime end = GST_CLOCK_TIME_NONE;
-        if (GST_CLOCK_TIME_IS_VALID(ts))
-          end = gst_segment_to_running_time(&s.pads[p].segment, GST_FORMAT_TIME,
+        if (GST_CLOCK_TIME_IS_VALID(ts) && s.pads[id].epoch)
+          end = gst_segment_to_running_time(&s.pads[id].epoch->segment, GST_FORMAT_TIME,
                                             ts + (GST_CLOCK_TIME_IS_VALID(dur) ? dur : 0));
-        s.pairer.gap(p, end, &skips);
       }
-      (void)after_pairing(self, &pairs, &skips, nullptr);
-      if (output) return push_output_event(self, event);
+      (void)s.pairing.gap(id, end, &rep);
+      report(self, std::move(rep));
+      return forward(vg::OutputItem::gap);
+    }
+    case GST_EVENT_EOS:
+      // The output's EOS goes downstream once the stream's end is scored (ScoringSession).
+      (void)s.pairing.end(id, &rep);
+      report(self, std::move(rep));
       gst_event_unref(event);
       return TRUE;
-    }
-    case GST_EVENT_EOS: {
-      std::vector<vg::Skip> skips;
-      std::vector<vg::FramePairOut> pairs;
-      GstStructure* sync_message = nullptr;
-      SkipNotes notes;
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        s.pads[p].eos = true;
-        if (sync_pending_locked(s)) {
-          // The search runs once both streams gave their first frames or ended; it ends this stream then.
-          if (sync_ready_locked(s)) run_sync_locked(self, &pairs, &skips, &sync_message);
-          enqueue_pairs_locked(s, &pairs);
-        } else {
-          s.pairer.end(p, &skips);
-        }
-        // Counted with the end itself: the output pad's thread, woken by it, may finish the stream (and say the skip
-        // counts) before this thread runs on.
-        count_skips_locked(self, skips, frame_message_enabled(s), &notes);
-        skips.clear();
-        s.cv.notify_all();
-      }
-      gst_event_unref(event);
-      report_skips(self, &notes);
-      (void)after_pairing(self, &pairs, &skips, sync_message);
-      if (!gst_pad_is_linked(self->sink[1 - p])) {
-        // Its frames waited for a pad that never delivers anything: say so rather than wait for ever.
-        VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_CORE_ERROR, GST_CORE_ERROR_PAD}),
-                       std::string(pad_name(1 - p)) + " is not linked: link both ref_sink and dist_sink",
-                       std::string(pad_name(p)) + " ended with " + std::to_string(s.pads[p].received) +
-                           " frames and nothing to pair them with");
+    case GST_EVENT_FLUSH_START: {
+      (void)s.pairing.flush_start(id, gst_event_get_seqnum(event));
+      if (!output) {
+        gst_event_unref(event);
         return TRUE;
       }
-      if (output) output_eos(self);
-      return TRUE;
-    }
-    case GST_EVENT_FLUSH_START: {
-      bool end_segment = false;
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        s.pads[p].flushing = true;
-        const guint32 seq = gst_event_get_seqnum(event);
-        if (seq != s.flush_seqnum) {
-          s.flush_seqnum = seq;
-          end_segment = true;
-        }
-        if (s.session) s.session->interrupt();
-        if (output) drop_held_output_locked(s);
-        s.cv.notify_all();
-      }
-      gboolean ret = TRUE;
-      if (output) {
-        ret = gst_pad_push_event(self->src, event);
-      } else {
-        gst_event_unref(event);
-      }
-      if (end_segment) end_session(self, true);
+      const gboolean ret = gst_pad_push_event(self->src, event);  // unblocks a push downstream
+      gst_pad_pause_task(self->src);
       return ret;
     }
-    case GST_EVENT_FLUSH_STOP: {
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        PadState& ps = s.pads[p];
-        ps.flushing = false;
-        ps.eos = false;
-        ps.received = 0;
-        gst_segment_init(&ps.segment, GST_FORMAT_TIME);
-        s.pairer.reset_pad(p);
-        s.finished = false;
-        if (output) s.out_flow = GST_FLOW_OK;
+    case GST_EVENT_FLUSH_STOP:
+      s.pairing.flush_stop(id);
+      if (!output) {
+        gst_event_unref(event);
+        return TRUE;
       }
-      if (output) return gst_pad_push_event(self->src, event);
-      gst_event_unref(event);
-      return TRUE;
-    }
-    case GST_EVENT_STREAM_START:
-      if (output) return push_output_event(self, event);
-      gst_event_unref(event);
-      return TRUE;
+      {
+        const gboolean ret = gst_pad_push_event(self->src, event);
+        s.out_flow = GST_FLOW_OK;
+        gst_pad_start_task(self->src, GstTaskFunction(src_loop), self, nullptr);
+        return ret;
+      }
     default: break;
   }
-  // Everything else follows the output stream; the other pad's events stop here.
-  if (output) return GST_EVENT_IS_SERIALIZED(event) ? push_output_event(self, event) : gst_pad_event_default(pad, parent, event);
-  gst_event_unref(event);
-  return TRUE;
+  // Everything else follows the output stream; the other pads' events stop here.
+  if (output && !GST_EVENT_IS_SERIALIZED(event)) return gst_pad_event_default(pad, parent, event);
+  return forward(vg::OutputItem::event);
 }
 
-// Caps a sink pad takes: the template (the output pad: what downstream takes too). dist_sink offers the reference's
-// size (and frame rate) first, so that videoscale / videorate upstream adapt without a caps filter.
-GstCaps* sink_caps(GstVmafxhip* self, unsigned p, GstCaps* filter) {
+// Caps a sink pad takes: the template (the output pad: what downstream takes too). A distorted pad offers the
+// reference's size (and frame rate) first, so that videoscale / videorate upstream adapt without a caps filter.
+GstCaps* sink_caps(GstVmafxhip* self, GstPad* pad, unsigned id, GstCaps* filter) {
   ElementState& s = state(self);
-  GstCaps* templ = gst_pad_get_pad_template_caps(self->sink[p]);
+  GstCaps* templ = gst_pad_get_pad_template_caps(pad);
   GstCaps* base;
   unsigned out;
-  bool ref_known;
-  GstVideoInfo ref_info;
+  std::shared_ptr<const PadEpoch> ref;
   bool by_timestamp;
   {
     std::lock_guard<std::mutex> lk(s.mu);
     out = s.out_pad;
-    ref_known = s.pads[kRefPad].has_info;
-    ref_info = s.pads[kRefPad].info;
+    ref = s.pads[kRefPad].epoch;
     by_timestamp = s.active.pairing == vg::PAIRING_TIMESTAMP;
   }
-  if (p == out) {
+  if (id == out) {
     GstCaps* peer = gst_pad_peer_query_caps(self->src, templ);
     base = gst_caps_intersect_full(peer, templ, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref(peer);
@@ -1670,15 +987,15 @@ GstCaps* sink_caps(GstVmafxhip* self, unsigned p, GstCaps* filter) {
   } else {
     base = templ;
   }
-  if (p == kDistPad && ref_known) {
+  if (id != kRefPad && ref && ref->caps) {
     GstCaps* preferred = gst_caps_copy(base);
     for (guint i = 0; i < gst_caps_get_size(preferred); i++) {
       GstStructure* st = gst_caps_get_structure(preferred, i);
-      gst_structure_set(st, "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(&ref_info), "height", G_TYPE_INT,
-                        GST_VIDEO_INFO_HEIGHT(&ref_info), nullptr);
-      if (by_timestamp && GST_VIDEO_INFO_FPS_N(&ref_info) > 0)
-        gst_structure_set(st, "framerate", GST_TYPE_FRACTION, GST_VIDEO_INFO_FPS_N(&ref_info),
-                          GST_VIDEO_INFO_FPS_D(&ref_info), nullptr);
+      gst_structure_set(st, "width", G_TYPE_INT, GST_VIDEO_INFO_WIDTH(&ref->info), "height", G_TYPE_INT,
+                        GST_VIDEO_INFO_HEIGHT(&ref->info), nullptr);
+      if (by_timestamp && GST_VIDEO_INFO_FPS_N(&ref->info) > 0)
+        gst_structure_set(st, "framerate", GST_TYPE_FRACTION, GST_VIDEO_INFO_FPS_N(&ref->info),
+                          GST_VIDEO_INFO_FPS_D(&ref->info), nullptr);
     }
     GstCaps* first = gst_caps_intersect_full(preferred, base, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref(preferred);
@@ -1692,10 +1009,10 @@ GstCaps* sink_caps(GstVmafxhip* self, unsigned p, GstCaps* filter) {
   return base;
 }
 
-gboolean vmafxhip_sink_query(GstPad* pad, GstObject* parent, GstQuery* query) {
+gboolean sink_query(GstPad* pad, GstObject* parent, GstQuery* query) {
   auto* self = GST_VMAFXHIP(parent);
   ElementState& s = state(self);
-  const unsigned p = pad_index(self, pad);
+  const unsigned id = pad_id(pad);
   unsigned out;
   {
     std::lock_guard<std::mutex> lk(s.mu);
@@ -1705,7 +1022,7 @@ gboolean vmafxhip_sink_query(GstPad* pad, GstObject* parent, GstQuery* query) {
     case GST_QUERY_CAPS: {
       GstCaps* filter = nullptr;
       gst_query_parse_caps(query, &filter);
-      GstCaps* caps = sink_caps(self, p, filter);
+      GstCaps* caps = sink_caps(self, pad, id, filter);
       gst_query_set_caps_result(query, caps);
       gst_caps_unref(caps);
       return TRUE;
@@ -1714,124 +1031,138 @@ gboolean vmafxhip_sink_query(GstPad* pad, GstObject* parent, GstQuery* query) {
       GstCaps* caps = nullptr;
       gst_query_parse_accept_caps(query, &caps);
       bool accept = false;
-      if (!vg::input_kind_for_caps(caps).accept_caps || !vg::input_kind_for_caps(caps).accept_caps(caps, &accept)) {
-        GstCaps* allowed = sink_caps(self, p, nullptr);
+      const vg::InputKind& kind = vg::input_kind_for_caps(caps);
+      if (!kind.accept_caps || !kind.accept_caps(caps, &accept)) {
+        GstCaps* allowed = sink_caps(self, pad, id, nullptr);
         accept = gst_caps_is_fixed(caps) && gst_caps_can_intersect(caps, allowed);
         gst_caps_unref(allowed);
       }
       gst_query_set_accept_caps_result(query, accept);
       return TRUE;
     }
-    case GST_QUERY_ALLOCATION: {
-      if (p == out && gst_pad_peer_query(self->src, query)) {
+    case GST_QUERY_ALLOCATION:
+      if (id == out && gst_pad_peer_query(self->src, query)) {
         // Downstream decides for the output (its buffers go there); the element also reads GL sync metas.
         (void)vg::gl_pad_query(GST_ELEMENT(self), pad, query);
         return TRUE;
       }
-      // The other pad's frames are read in place and dropped: any layout a video meta describes.
+      // The other pads' frames are read in place and dropped: any layout a video meta describes.
       gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
       (void)vg::gl_pad_query(GST_ELEMENT(self), pad, query);
       return TRUE;
-    }
     case GST_QUERY_CONTEXT:
       if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) return TRUE;
       if (vg::cuda_pad_query(GST_ELEMENT(self), pad, query, cuda_settings(self))) return TRUE;
       break;
     default: break;
   }
-  if (p == out) return gst_pad_query_default(pad, parent, query);
+  if (id == out) return gst_pad_query_default(pad, parent, query);
   return FALSE;
 }
 
-gboolean vmafxhip_src_query(GstPad* pad, GstObject* parent, GstQuery* query) {
+gboolean src_query(GstPad* pad, GstObject* parent, GstQuery* query) {
   auto* self = GST_VMAFXHIP(parent);
   ElementState& s = state(self);
-  unsigned out;
+  GstPad* out_pad = nullptr;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    out = s.out_pad;
+    out_pad = GST_PAD(gst_object_ref(s.pads[s.out_pad].pad));
   }
+  gboolean ret = FALSE;
+  bool done = true;
   switch (GST_QUERY_TYPE(query)) {
     case GST_QUERY_CONTEXT:
-      if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) return TRUE;
-      if (vg::cuda_pad_query(GST_ELEMENT(self), pad, query, cuda_settings(self))) return TRUE;
+      if (vg::gl_pad_query(GST_ELEMENT(self), pad, query)) ret = TRUE;
+      else if (vg::cuda_pad_query(GST_ELEMENT(self), pad, query, cuda_settings(self))) ret = TRUE;
+      else done = false;
       break;
     case GST_QUERY_CAPS: {
       GstCaps* filter = nullptr;
       gst_query_parse_caps(query, &filter);
       GstCaps* templ = gst_pad_get_pad_template_caps(pad);
-      GstCaps* up = gst_pad_peer_query_caps(self->sink[out], filter ? filter : templ);
+      GstCaps* up = gst_pad_peer_query_caps(out_pad, filter ? filter : templ);
       GstCaps* caps = gst_caps_intersect_full(up, templ, GST_CAPS_INTERSECT_FIRST);
       gst_caps_unref(up);
       gst_caps_unref(templ);
       gst_query_set_caps_result(query, caps);
       gst_caps_unref(caps);
-      return TRUE;
+      ret = TRUE;
+      break;
     }
     case GST_QUERY_LATENCY: {
-      // The output's own upstream latency; the element adds nothing to it (the output passes through at once). Its
-      // maximum grows by the hold window: the element holds up to max-reference-frames frames of each stream.
-      gboolean live[2] = {FALSE, FALSE};
-      GstClockTime min[2] = {0, 0}, max[2] = {GST_CLOCK_TIME_NONE, GST_CLOCK_TIME_NONE};
-      bool got[2] = {false, false};
-      for (unsigned i = 0; i < 2; i++) {
-        GstQuery* q = gst_query_new_latency();
-        got[i] = gst_pad_peer_query(self->sink[i], q);
-        if (got[i]) gst_query_parse_latency(q, &live[i], &min[i], &max[i]);
-        gst_query_unref(q);
-      }
-      if (!got[out]) return FALSE;
-      const unsigned o = 1 - out;
-      GstClockTime hold, latency;
-      bool warn = false;
-      std::string text;
-      gboolean is_live;
-      {
-        std::lock_guard<std::mutex> lk(s.mu);
-        for (unsigned i = 0; i < 2; i++) {
-          if (!got[i]) continue;
-          s.pads[i].live_known = true;
-          s.pads[i].live = live[i];
-          s.pads[i].upstream_min = GST_CLOCK_TIME_IS_VALID(min[i]) ? min[i] : 0;
+      // The output's own upstream latency; its maximum grows by the hold window (max-reference-frames frames).
+      GstQuery* q = gst_query_new_latency();
+      gboolean live = FALSE;
+      GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
+      ret = gst_pad_peer_query(out_pad, q);
+      if (ret) gst_query_parse_latency(q, &live, &min, &max);
+      gst_query_unref(q);
+      if (ret) {
+        GstClockTime hold = 0, latency, period = GST_CLOCK_TIME_NONE;
+        unsigned max_frames;
+        std::vector<std::pair<GstPad*, std::string>> others;
+        {
+          std::lock_guard<std::mutex> lk(s.mu);
+          auto& e = s.pads[s.out_pad].epoch;
+          period = e ? frame_period(e->info) : GST_CLOCK_TIME_NONE;
+          if (GST_CLOCK_TIME_IS_VALID(period)) hold = period * s.active.max_reference_frames;
+          latency = s.active.latency;
+          max_frames = s.active.max_reference_frames;
+          for (auto& [id, p] : s.pads)
+            if (id != s.out_pad) others.emplace_back(GST_PAD(gst_object_ref(p.pad)), p.name);
         }
-        const GstClockTime period = s.pads[out].has_info ? frame_period(s.pads[out].info) : GST_CLOCK_TIME_NONE;
-        hold = GST_CLOCK_TIME_IS_VALID(period) ? period * s.active.max_reference_frames : 0;
-        latency = s.active.latency;
-        is_live = is_live_locked(s);
-        if (is_live && got[o] && !s.warned_latency && min[o] > min[out] + hold + latency) {
-          s.warned_latency = true;
-          warn = true;
-          const GstClockTime lag = min[o] - min[out];
-          const guint64 need = GST_CLOCK_TIME_IS_VALID(period) && period ? lag / period + 1 : 0;
-          text = std::string("The ") + pad_name(o) + " branch's latency exceeds the " + pad_name(out) +
-                 " branch's by " + std::to_string(lag / GST_MSECOND) + " ms, more than the element holds (" +
-                 std::to_string(hold / GST_MSECOND) + " ms, max-reference-frames=" +
-                 std::to_string(s.active.max_reference_frames) + "): frames will be skipped as late; raise "
-                 "max-reference-frames to at least " + std::to_string(need);
+        const bool is_live = live || s.pairing.live();
+        // Live: a branch whose latency exceeds the output's by more than the element holds is said once.
+        for (auto& [p, name] : others) {
+          GstQuery* oq = gst_query_new_latency();
+          gboolean olive = FALSE;
+          GstClockTime omin = 0, omax = GST_CLOCK_TIME_NONE;
+          if (is_live && gst_pad_peer_query(p, oq)) {
+            gst_query_parse_latency(oq, &olive, &omin, &omax);
+            if (omin > min + hold + latency) {
+              const GstClockTime lag = omin - min;
+              const guint64 need = GST_CLOCK_TIME_IS_VALID(period) && period ? lag / period + 1 : 0;
+              post_notice(self, true,
+                          "The " + name + " branch's latency exceeds the output's by " + std::to_string(lag / GST_MSECOND) +
+                              " ms, more than the element holds (" + std::to_string(hold / GST_MSECOND) +
+                              " ms, max-reference-frames=" + std::to_string(max_frames) +
+                              "): frames will be skipped as late; raise max-reference-frames to at least " +
+                              std::to_string(need),
+                          "live pipeline: the element holds max-reference-frames frames for their partners");
+            }
+          }
+          gst_query_unref(oq);
+          gst_object_unref(p);
         }
+        if (GST_CLOCK_TIME_IS_VALID(max)) max += hold + latency;
+        gst_query_set_latency(query, is_live, min, max);
       }
-      if (warn) post_warning(self, text, "");
-      GstClockTime out_max = max[out];
-      if (GST_CLOCK_TIME_IS_VALID(out_max)) out_max += hold + latency;
-      gst_query_set_latency(query, is_live, min[out], out_max);
-      GST_DEBUG_OBJECT(self, "latency: live %d, min %" GST_TIME_FORMAT ", max %" GST_TIME_FORMAT, is_live,
-                       GST_TIME_ARGS(min[out]), GST_TIME_ARGS(out_max));
-      return TRUE;
+      break;
     }
-    default: break;
+    default: done = false; break;
   }
-  return gst_pad_query_default(pad, parent, query);
+  gst_object_unref(out_pad);
+  return done ? ret : gst_pad_query_default(pad, parent, query);
 }
 
-gboolean vmafxhip_src_event(GstPad* pad, GstObject* parent, GstEvent* event) {
+gboolean src_event(GstPad* pad, GstObject* parent, GstEvent* event) {
   auto* self = GST_VMAFXHIP(parent);
+  ElementState& s = state(self);
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_SEEK: {
-      // Both streams move: the seek goes to both upstreams.
-      gst_event_ref(event);
-      const gboolean a = gst_pad_push_event(self->sink[kRefPad], event);
-      const gboolean b = gst_pad_push_event(self->sink[kDistPad], event);
-      return a && b;
+      // Every stream moves: the seek goes to every sink pad's upstream.
+      std::vector<GstPad*> sinks;
+      {
+        std::lock_guard<std::mutex> lk(s.mu);
+        for (auto& [id, p] : s.pads) sinks.push_back(GST_PAD(gst_object_ref(p.pad)));
+      }
+      gboolean ok = TRUE;
+      for (GstPad* p : sinks) {
+        ok = gst_pad_push_event(p, gst_event_ref(event)) && ok;
+        gst_object_unref(p);
+      }
+      gst_event_unref(event);
+      return ok;
     }
     case GST_EVENT_QOS:
       // An analyser scores every frame: upstream must not drop late frames on downstream's word.
@@ -1842,28 +1173,148 @@ gboolean vmafxhip_src_event(GstPad* pad, GstObject* parent, GstEvent* event) {
   return gst_pad_event_default(pad, parent, event);
 }
 
-// src links to the output pad and back; the other sink pad links nowhere.
-GstIterator* vmafxhip_iterate_internal_links(GstPad* pad, GstObject* parent) {
+// src links to the output pad and back; the other sink pads link nowhere.
+GstIterator* iterate_internal_links(GstPad* pad, GstObject* parent) {
   auto* self = GST_VMAFXHIP(parent);
   ElementState& s = state(self);
-  unsigned out;
+  GstPad* other = nullptr;
   {
     std::lock_guard<std::mutex> lk(s.mu);
-    out = s.out_pad;
+    GstPad* out = s.pads[s.out_pad].pad;
+    if (pad == self->src) other = out;
+    if (pad == out) other = self->src;
   }
-  GstPad* other = nullptr;
-  if (pad == self->src) other = self->sink[out];
-  if (pad == self->sink[out]) other = self->src;
   GValue v = G_VALUE_INIT;
   g_value_init(&v, GST_TYPE_PAD);
   if (other) g_value_set_object(&v, other);
-  GstIterator* it = other ? gst_iterator_new_single(GST_TYPE_PAD, &v) : gst_iterator_new_single(GST_TYPE_PAD, nullptr);
+  GstIterator* it = gst_iterator_new_single(GST_TYPE_PAD, other ? &v : nullptr);
   g_value_unset(&v);
   return it;
 }
 
+GstPad* make_sink_pad(GstVmafxhip* self, GstPadTemplate* templ, const std::string& name, unsigned id, bool dist) {
+  GstPad* pad = dist ? GST_PAD(g_object_new(gst_vmafxhip_dist_pad_get_type(), "name", name.c_str(), "direction",
+                                            GST_PAD_SINK, "template", templ, nullptr))
+                     : gst_pad_new_from_template(templ, name.c_str());
+  g_object_set_qdata(G_OBJECT(pad), pad_id_quark(), GUINT_TO_POINTER(id + 1));
+  gst_pad_set_chain_function(pad, GST_DEBUG_FUNCPTR(sink_chain));
+  gst_pad_set_event_function(pad, GST_DEBUG_FUNCPTR(sink_event));
+  gst_pad_set_query_function(pad, GST_DEBUG_FUNCPTR(sink_query));
+  gst_pad_set_iterate_internal_links_function(pad, GST_DEBUG_FUNCPTR(iterate_internal_links));
+  ElementState& s = state(self);
+  std::lock_guard<std::mutex> lk(s.mu);
+  std::lock_guard<std::mutex> ik(s.inputs_mu);
+  SinkPad& p = s.pads[id];
+  p.pad = pad;
+  p.name = name;
+  return pad;
+}
+
+int pad_offset(GstVmafxhip* self, unsigned id, int element_offset) {
+  ElementState& s = state(self);
+  GstPad* pad;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    pad = s.pads[id].pad;
+  }
+  gint o = kInheritOffset;
+  g_object_get(pad, "dist-offset", &o, nullptr);
+  return o == kInheritOffset ? element_offset : o;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Request pads
+
+GstPad* request_new_pad(GstElement* element, GstPadTemplate* templ, const gchar* req_name, const GstCaps*) {
+  auto* self = GST_VMAFXHIP(element);
+  ElementState& s = state(self);
+  unsigned n;
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    n = s.next_request;
+    if (req_name && sscanf(req_name, "dist_sink_%u", &n) != 1) return nullptr;
+    if (s.pads.count(2 + n)) return nullptr;
+    s.next_request = std::max(s.next_request, n + 1);
+  }
+  const unsigned id = 2 + n;
+  const std::string name = "dist_sink_" + std::to_string(n);
+  GstPad* pad = make_sink_pad(self, templ, name, id, true);
+  vg::Settings a;
+  {
+    std::lock_guard<std::mutex> lk(s.settings_mu);
+    a = s.settings;
+  }
+  GST_OBJECT_LOCK(self);
+  const bool running = GST_STATE(self) >= GST_STATE_PAUSED || GST_STATE_PENDING(self) == GST_STATE_PAUSED;
+  GST_OBJECT_UNLOCK(self);
+  s.pairing.add_pad(id, a.dist_offset, a.auto_sync);
+  if (s.session) {
+    Status st = s.session->add_rendition(id, name, running);
+    if (!st)
+      post_message(self, GST_MESSAGE_WARNING, "The results file of " + name + " cannot be written",
+                   st.to_string());
+  }
+  if (running) gst_pad_set_active(pad, TRUE);
+  gst_element_add_pad(element, pad);
+  GST_INFO_OBJECT(self, "%s requested%s", name.c_str(), running ? " while running: it joins from its first frame" : "");
+  return pad;
+}
+
+void release_pad(GstElement* element, GstPad* pad) {
+  auto* self = GST_VMAFXHIP(element);
+  ElementState& s = state(self);
+  const unsigned id = pad_id(pad);
+  if (id < 2) return;
+  vg::Report rep = s.pairing.remove_pad(id);  // wakes its streaming thread
+  report(self, std::move(rep));
+  gst_pad_set_active(pad, FALSE);
+  {
+    std::lock_guard<std::mutex> lk(s.mu);
+    std::lock_guard<std::mutex> ik(s.inputs_mu);
+    auto it = s.pads.find(id);
+    if (it != s.pads.end()) {
+      if (it->second.input) s.retired_inputs.push_back(std::move(it->second.input));
+      s.pads.erase(it);
+    }
+  }
+  gst_element_remove_pad(element, pad);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // State changes
+
+vmafx::ScorerConfig scorer_config(const vg::Settings& a, std::vector<vg::ScoringModel> models,
+                                  std::vector<vg::ScoringFeature> features, GstElement* element) {
+  vmafx::ScorerConfig sc;
+  sc.models.clear();
+  for (const auto& m : models) {
+    vmafx::ModelRequest r;
+    r.model = m.model;
+    r.name = m.name;
+    r.disable_clip = a.disable_clip;
+    r.enable_transform = a.enable_transform || a.phone_model;
+    sc.models.push_back(r);
+  }
+  auto add_feature = [&](const char* name) {
+    for (const auto& f : features)
+      if (f.name == name && f.options.empty()) return;
+    features.push_back({name, {}});
+  };
+  if (a.psnr) add_feature("psnr");
+  if (a.ssim) add_feature("float_ssim");
+  if (a.ms_ssim) add_feature("float_ms_ssim");
+  for (const auto& f : features) sc.features.push_back({f.name, f.options});
+  sc.conf_interval = a.conf_interval;
+  sc.threads = a.threads ? a.threads : g_get_num_processors();
+  sc.subsample = a.subsample ? a.subsample : 1;
+  sc.backend = vg::to_backend(a.backend);
+  sc.vendor = vg::to_vendor(a.vendor);
+  sc.device_id = a.device_id;
+  // Holding a CUDA context (shared with a decoder), the scorer runs on that context's GPU unless told otherwise.
+  vg::cuda_scorer_device(element, &sc.vendor, &sc.device_id);
+  sc.scale = vg::to_scale_method(vg::to_scaling(a.scale_method));
+  return sc;
+}
 
 bool start(GstVmafxhip* self) {
   ElementState& s = state(self);
@@ -1873,52 +1324,42 @@ bool start(GstVmafxhip* self) {
     a = s.settings;
   }
   if (a.log_level != vg::LOG_NONE) gst_debug_category_set_threshold(gst_vmafxhip_debug, vg::to_debug_level(a.log_level));
+  s.failed = false;
+  s.out_flow = GST_FLOW_OK;
+  s.frames_copied = 0;
+  std::vector<std::pair<unsigned, std::string>> dist_pads;
   {
     std::lock_guard<std::mutex> lk(s.mu);
     s.active = a;
     s.out_pad = a.output == vg::OUTPUT_DISTORTED ? kDistPad : kRefPad;
-    for (auto& ps : s.pads) {
-      gst_caps_replace(&ps.caps, nullptr);
-      ps.has_info = false;
-      gst_segment_init(&ps.segment, GST_FORMAT_TIME);
-      ps.flushing = false;
-      ps.eos = false;
-      ps.live_known = false;
-      ps.live = false;
-      ps.received = 0;
-      ps.last_activity_us = g_get_monotonic_time();
-    }
-    s.pairer.reset();
-    s.pairer.configure(a.pairing == vg::PAIRING_TIMESTAMP, a.dist_offset);
-    s.skips = {};
-    s.paired = 0;
-    s.stopping = false;
-    s.failed = false;
-    s.engine_done = false;
-    s.finished = false;
-    s.warned_skip = s.warned_colour = s.warned_latency = false;
-    s.warned_reasons = 0;
-    s.flush_seqnum = GST_SEQNUM_INVALID;
     s.last_output_end = GST_CLOCK_TIME_NONE;
-    s.sync_done = false;
-    s.dist_renegotiating = false;
-    s.notices_said.clear();
-    drop_held_output_locked(s);
-    s.out_open = false;
-    s.out_hold_since = 0;
-    s.out_flow = GST_FLOW_OK;
+    s.said.clear();
+    s.warned_colour = false;
+    s.fields.clear();
+    for (auto& [id, p] : s.pads) {
+      p.epoch.reset();
+      p.live_known = false;
+      if (id != kRefPad) dist_pads.emplace_back(id, p.name);
+    }
   }
-  s.frames_scored.store(0);
-  s.frames_skipped.store(0);
-  s.frames_copied.store(0);
+  vg::PairingConfig pc;
+  pc.by_timestamp = a.pairing == vg::PAIRING_TIMESTAMP;
+  pc.force_live = a.force_live;
+  pc.out_pad = a.output == vg::OUTPUT_DISTORTED ? kDistPad : kRefPad;
+  pc.max_frames = a.max_reference_frames;
+  pc.max_bytes = a.max_reference_bytes;
+  pc.stall_timeout = std::chrono::seconds(a.stall_timeout);
+  pc.live_hold = a.latency;
+  for (const auto& [id, name] : dist_pads) s.pairing.add_pad(id, pad_offset(self, id, a.dist_offset), a.auto_sync);
+  s.pairing.start(pc);
 
   // Everything that can be checked before the first frame fails here, at the state change.
   const vg::ErrorCode settings_error{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS};
   std::vector<vg::ScoringModel> models;
   Status st = vg::parse_models(a.model, 0, &models, nullptr);
   std::vector<vg::ScoringFeature> features;
-  if (st.is_ok()) st = vg::parse_features(a.features, &features);
-  if (!st.is_ok()) {
+  if (st) st = vg::parse_features(a.features, &features);
+  if (!st) {
     VMAFXHIP_ERROR(self, settings_error, "Invalid settings", st.to_string());
     return false;
   }
@@ -1926,7 +1367,7 @@ bool start(GstVmafxhip* self) {
   for (const auto& entry : models) {
     vmafx::Model model;
     Status ms = vmafx::Model::load(entry.model, &model);
-    if (!ms.is_ok()) {
+    if (!ms) {
       VMAFXHIP_ERROR(self, vg::model_error_code(entry.model), "Could not load VMAF model '" + entry.model + "'",
                      ms.to_string());
       return false;
@@ -1935,19 +1376,38 @@ bool start(GstVmafxhip* self) {
   }
   if (a.conf_interval && !any_collection) {
     VMAFXHIP_ERROR(self, settings_error, "conf-interval needs a bootstrap model such as vmaf_b_v0.6.3",
-                   models.empty() ? "model-filename is empty"
-                                  : "model '" + a.model + "' is a single model, not a collection");
+                   models.empty() ? "model-filename is empty" : "model '" + a.model + "' is a single model, not a collection");
     return false;
   }
-  if (a.results_filename.empty() && a.results_format != vg::RESULTS_NONE) {
-    // GStreamer's vmaf scores on and writes nothing: so does vmafxhip, saying why.
-    post_warning(self, "results-format is set but results-filename is not: no results file is written",
-                 "set results-filename to the file to write");
+  vg::SessionConfig sc;
+  sc.scorer = scorer_config(a, models, features, GST_ELEMENT(self));
+  st = vmafx::Scorer::validate(sc.scorer);
+  if (!st) {
+    VMAFXHIP_ERROR(self, settings_error, "Invalid settings: " + st.message().substr(0, st.message().find(" (")),
+                   st.to_string());
+    return false;
   }
-  st = s.results.open(a.results_filename, vg::to_results_format(a.results_format));
-  if (!st.is_ok()) {
-    VMAFXHIP_ERROR(self, (vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE}),
-                   "Could not open results file '" + a.results_filename + "' for writing", st.to_string());
+  if (a.results_filename.empty() && a.results_format != vg::RESULTS_NONE)
+    post_message(self, GST_MESSAGE_INFO, "results-format is set but results-filename is not: no results file is written",
+                 "as GStreamer's vmaf, the element scores and writes no file; set results-filename to write one");
+  sc.allow_stretch = a.allow_stretch;
+  sc.results_path = a.results_filename;
+  sc.results_format = vg::to_results_format(a.results_format);
+  if (sc.results_format == vmafx::ResultsFormat::none) sc.results_format = vmafx::ResultsFormat::json;
+  sc.background_priority = a.force_live;
+  s.session = std::make_unique<vg::ScoringSession>(&s.pairing, session_callbacks(self));
+  (void)s.session->add_rendition(kRefPad, "ref_sink", false);
+  for (const auto& [id, name] : dist_pads) (void)s.session->add_rendition(id, name, false);
+  st = s.session->start(sc);
+  if (!st) {
+    s.session.reset();
+    const bool file = st.code() == Errc::io_error;
+    const vg::ErrorCode code = file ? vg::ErrorCode{GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE}
+                                    : vg::ErrorCode{GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_INIT};
+    VMAFXHIP_ERROR(self, code,
+                   file ? "Could not open results file '" + a.results_filename + "' for writing"
+                        : "Could not set up scoring",
+                   st.to_string());
     return false;
   }
   return true;
@@ -1955,32 +1415,25 @@ bool start(GstVmafxhip* self) {
 
 void stop(GstVmafxhip* self) {
   ElementState& s = state(self);
-  end_session(self, false);
-  s.results.close();
+  s.pairing.stop();
+  if (s.session) s.session->stop();  // joins its thread; the scorers release every picture
+  s.session.reset();
+  close_inputs(s);
   std::lock_guard<std::mutex> lk(s.mu);
-  for (auto& ps : s.pads) {
-    gst_caps_replace(&ps.caps, nullptr);
-    ps.has_info = false;
-  }
-  drop_held_output_locked(s);
-  s.stopping = false;
+  for (auto& [id, p] : s.pads) p.epoch.reset();
 }
 
-GstStateChangeReturn vmafxhip_change_state(GstElement* element, GstStateChange transition) {
+GstStateChangeReturn change_state(GstElement* element, GstStateChange transition) {
   auto* self = GST_VMAFXHIP(element);
   ElementState& s = state(self);
   switch (transition) {
     case GST_STATE_CHANGE_READY_TO_PAUSED:
-      if (!start(self)) return GST_STATE_CHANGE_FAILURE;
+      if (!start(self)) {
+        stop(self);
+        return GST_STATE_CHANGE_FAILURE;
+      }
       break;
-    case GST_STATE_CHANGE_PAUSED_TO_READY: {
-      // Wake every streaming thread waiting in the element before the pads are deactivated (which waits for them).
-      std::lock_guard<std::mutex> lk(s.mu);
-      s.stopping = true;
-      if (s.session) s.session->interrupt();
-      s.cv.notify_all();
-      break;
-    }
+    case GST_STATE_CHANGE_PAUSED_TO_READY: s.pairing.stop(); break;  // wakes every thread waiting in the element
     default: break;
   }
   const GstStateChangeReturn ret = GST_ELEMENT_CLASS(parent_class)->change_state(element, transition);
@@ -1988,7 +1441,7 @@ GstStateChangeReturn vmafxhip_change_state(GstElement* element, GstStateChange t
   return ret;
 }
 
-void vmafxhip_set_context(GstElement* element, GstContext* context) {
+void set_context(GstElement* element, GstContext* context) {
   vg::gl_set_context(element, context);
   vg::cuda_set_context(element, context, cuda_settings(GST_VMAFXHIP(element)));
   GST_ELEMENT_CLASS(parent_class)->set_context(element, context);
@@ -1997,38 +1450,52 @@ void vmafxhip_set_context(GstElement* element, GstContext* context) {
 // ---------------------------------------------------------------------------------------------------------------
 // GObject
 
-void vmafxhip_set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec) {
+void set_property(GObject* object, guint prop_id, const GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
   ElementState& s = state(self);
   GST_OBJECT_LOCK(self);
   const GstState st = GST_STATE(self);
   GST_OBJECT_UNLOCK(self);
   if (!vg::property_change_allowed(GST_ELEMENT(self), pspec, st)) return;
-  std::lock_guard<std::mutex> lk(s.settings_mu);
-  vg::settings_set(&s.settings, prop_id, value);
-  if (prop_id == vg::PROP_LOG_LEVEL && st > GST_STATE_READY && s.settings.log_level != vg::LOG_NONE)
-    gst_debug_category_set_threshold(gst_vmafxhip_debug, vg::to_debug_level(s.settings.log_level));
+  vg::Settings now;
+  {
+    std::lock_guard<std::mutex> lk(s.settings_mu);
+    vg::settings_set(&s.settings, prop_id, value);
+    now = s.settings;
+  }
+  if (prop_id == vg::PROP_LOG_LEVEL && st > GST_STATE_READY && now.log_level != vg::LOG_NONE)
+    gst_debug_category_set_threshold(gst_vmafxhip_debug, vg::to_debug_level(now.log_level));
+  if (prop_id == vg::PROP_MAX_REFERENCE_FRAMES || prop_id == vg::PROP_MAX_REFERENCE_BYTES ||
+      prop_id == vg::PROP_STALL_TIMEOUT) {
+    s.pairing.set_bounds(now.max_reference_frames, now.max_reference_bytes, std::chrono::seconds(now.stall_timeout));
+    std::lock_guard<std::mutex> lk(s.mu);
+    s.active.max_reference_frames = now.max_reference_frames;
+  }
 }
 
-void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
+void get_property(GObject* object, guint prop_id, GValue* value, GParamSpec* pspec) {
   auto* self = GST_VMAFXHIP(object);
   ElementState& s = state(self);
   switch (prop_id) {
-    case vg::PROP_FRAMES_SCORED: g_value_set_uint64(value, s.frames_scored.load()); return;
-    case vg::PROP_FRAMES_SKIPPED: g_value_set_uint64(value, s.frames_skipped.load()); return;
+    case vg::PROP_FRAMES_SCORED: g_value_set_uint64(value, s.session ? s.session->frames_scored() : 0); return;
+    case vg::PROP_FRAMES_SKIPPED: {
+      guint64 n = 0;
+      for (unsigned pad : s.pairing.renditions())
+        for (uint64_t c : s.pairing.counts(pad).skips) n += c;
+      g_value_set_uint64(value, n);
+      return;
+    }
     case vg::PROP_FRAMES_COPIED: g_value_set_uint64(value, s.frames_copied.load()); return;
     case vg::PROP_GL_STATS:
     case vg::PROP_CUDA_STATS: {
       // The inputs of the kind whose statistics property this is (null while no pad reads that kind).
       std::lock_guard<std::mutex> lk(s.inputs_mu);
       GstStructure* st = nullptr;
-      const char* prefix[2] = {"ref", "dist"};
-      for (unsigned p = 0; p < 2; p++) {
-        const vg::InputKind* kind = s.input_kinds[p];
-        if (!s.inputs[p] || !kind || !kind->stats_property || g_strcmp0(kind->stats_property, pspec->name) != 0)
+      for (auto& [id, p] : s.pads) {
+        if (!p.input || !p.kind || !p.kind->stats_property || g_strcmp0(p.kind->stats_property, pspec->name) != 0)
           continue;
-        if (!st) st = gst_structure_new_empty(kind->stats_property);
-        s.inputs[p]->add_stats(st, prefix[p]);
+        if (!st) st = gst_structure_new_empty(p.kind->stats_property);
+        p.input->add_stats(st, id == kRefPad ? "ref" : id == kDistPad ? "dist" : p.name);
       }
       g_value_take_boxed(value, st);
       return;
@@ -2039,10 +1506,9 @@ void vmafxhip_get_property(GObject* object, guint prop_id, GValue* value, GParam
   if (!vg::settings_get(s.settings, prop_id, value)) G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 }
 
-void vmafxhip_finalize(GObject* object) {
+void finalize(GObject* object) {
   auto* self = GST_VMAFXHIP(object);
-  end_session(self, false);
-  for (auto& ps : self->st->pads) gst_caps_replace(&ps.caps, nullptr);
+  stop(self);
   delete self->st;
   self->st = nullptr;
   G_OBJECT_CLASS(parent_class)->finalize(object);
@@ -2053,29 +1519,31 @@ void vmafxhip_finalize(GObject* object) {
 static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
   auto* gobject_class = G_OBJECT_CLASS(klass);
   auto* element_class = GST_ELEMENT_CLASS(klass);
-
   GST_DEBUG_CATEGORY_INIT(gst_vmafxhip_debug, "vmafxhip", 0, "VMAF scoring element");
-
-  gobject_class->set_property = GST_DEBUG_FUNCPTR(vmafxhip_set_property);
-  gobject_class->get_property = GST_DEBUG_FUNCPTR(vmafxhip_get_property);
-  gobject_class->finalize = GST_DEBUG_FUNCPTR(vmafxhip_finalize);
-  element_class->change_state = GST_DEBUG_FUNCPTR(vmafxhip_change_state);
-  element_class->set_context = GST_DEBUG_FUNCPTR(vmafxhip_set_context);
-
+  gobject_class->set_property = GST_DEBUG_FUNCPTR(set_property);
+  gobject_class->get_property = GST_DEBUG_FUNCPTR(get_property);
+  gobject_class->finalize = GST_DEBUG_FUNCPTR(finalize);
+  element_class->change_state = GST_DEBUG_FUNCPTR(change_state);
+  element_class->set_context = GST_DEBUG_FUNCPTR(set_context);
+  element_class->request_new_pad = GST_DEBUG_FUNCPTR(request_new_pad);
+  element_class->release_pad = GST_DEBUG_FUNCPTR(release_pad);
   vg::install_properties(gobject_class);
 
   GstCaps* caps = gst_caps_from_string(vg::input_template_caps().c_str());
   gst_element_class_add_pad_template(element_class, gst_pad_template_new("ref_sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template(element_class,
-                                     gst_pad_template_new("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new_with_gtype("dist_sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps,
+                                                      gst_vmafxhip_dist_pad_get_type()));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new_with_gtype("dist_sink_%u", GST_PAD_SINK, GST_PAD_REQUEST, caps,
+                                                      gst_vmafxhip_dist_pad_get_type()));
   gst_element_class_add_pad_template(element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref(caps);
   gst_element_class_set_static_metadata(element_class, "VMAF video quality", "Filter/Analyzer/Video",
-                                        "Scores distorted video against its reference with VMAF, PSNR, SSIM and "
-                                        "MS-SSIM (libvmaf's numbers), on the CPU or the GPU; passes the reference "
-                                        "through",
+                                        "Scores distorted video (one stream or a ladder of them) against its "
+                                        "reference with VMAF, PSNR, SSIM, MS-SSIM and libvmaf's other features "
+                                        "(libvmaf's numbers), on the CPU or the GPU; passes the reference through",
                                         "vmafxhip developers");
-
   gst_type_mark_as_plugin_api(vg::pool_method_get_type(), GstPluginAPIFlags(0));
   gst_type_mark_as_plugin_api(vg::results_format_get_type(), GstPluginAPIFlags(0));
   gst_type_mark_as_plugin_api(vg::log_level_get_type(), GstPluginAPIFlags(0));
@@ -2084,27 +1552,38 @@ static void gst_vmafxhip_class_init(GstVmafxhipClass* klass) {
   gst_type_mark_as_plugin_api(vg::output_get_type(), GstPluginAPIFlags(0));
   gst_type_mark_as_plugin_api(vg::pairing_get_type(), GstPluginAPIFlags(0));
   gst_type_mark_as_plugin_api(vg::scale_method_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(gst_vmafxhip_dist_pad_get_type(), GstPluginAPIFlags(0));
 }
 
 static void gst_vmafxhip_init(GstVmafxhip* self) {
   self->st = new ElementState();
   GstElementClass* klass = GST_ELEMENT_GET_CLASS(self);
-  for (unsigned p = 0; p < 2; p++) {
-    GstPad* pad = gst_pad_new_from_template(gst_element_class_get_pad_template(klass, pad_name(p)), pad_name(p));
-    gst_pad_set_chain_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_chain));
-    gst_pad_set_event_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_sink_event));
-    gst_pad_set_query_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_sink_query));
-    gst_pad_set_iterate_internal_links_function(pad, GST_DEBUG_FUNCPTR(vmafxhip_iterate_internal_links));
+  ElementState& s = *self->st;
+  s.pairing.is_linked = [self](unsigned id) {
+    ElementState& es = state(self);
+    GstPad* pad = nullptr;
+    {
+      std::lock_guard<std::mutex> lk(es.mu);
+      auto it = es.pads.find(id);
+      if (it == es.pads.end()) return true;
+      pad = GST_PAD(gst_object_ref(it->second.pad));
+    }
+    const bool linked = gst_pad_is_linked(pad);
+    gst_object_unref(pad);
+    return linked;
+  };
+  s.pairing.pad_name = [self](unsigned id) { return pad_name(self, id); };
+  s.pairing.sync_search = sync_search;
+  s.pairing.add_pad(kDistPad, 0, false);
+  for (unsigned id : {kRefPad, kDistPad}) {
+    const char* name = id == kRefPad ? "ref_sink" : "dist_sink";
+    GstPad* pad = make_sink_pad(self, gst_element_class_get_pad_template(klass, name), name, id, id == kDistPad);
     gst_element_add_pad(GST_ELEMENT(self), pad);
-    self->sink[p] = pad;
   }
   self->src = gst_pad_new_from_template(gst_element_class_get_pad_template(klass, "src"), "src");
-  gst_pad_set_event_function(self->src, GST_DEBUG_FUNCPTR(vmafxhip_src_event));
-  gst_pad_set_query_function(self->src, GST_DEBUG_FUNCPTR(vmafxhip_src_query));
-  gst_pad_set_iterate_internal_links_function(self->src, GST_DEBUG_FUNCPTR(vmafxhip_iterate_internal_links));
+  gst_pad_set_event_function(self->src, GST_DEBUG_FUNCPTR(src_event));
+  gst_pad_set_query_function(self->src, GST_DEBUG_FUNCPTR(src_query));
+  gst_pad_set_activatemode_function(self->src, GST_DEBUG_FUNCPTR(src_activate_mode));
+  gst_pad_set_iterate_internal_links_function(self->src, GST_DEBUG_FUNCPTR(iterate_internal_links));
   gst_element_add_pad(GST_ELEMENT(self), self->src);
-  for (auto& ps : self->st->pads) {
-    gst_video_info_init(&ps.info);
-    gst_segment_init(&ps.segment, GST_FORMAT_TIME);
-  }
 }

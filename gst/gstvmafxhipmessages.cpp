@@ -65,32 +65,43 @@ GstStructure* frame_structure(const FrameScore& score, const std::vector<std::st
                     G_TYPE_UINT64, guint64(extras.dist_pts), nullptr);
   if (!extras.scaled_from.empty())
     gst_structure_set(s, "scaled-from", G_TYPE_STRING, extras.scaled_from.c_str(), nullptr);
+  if (!extras.pad.empty()) gst_structure_set(s, "pad", G_TYPE_STRING, extras.pad.c_str(), nullptr);
   for (size_t i = 0; i < fields.size() && i < score.values.size(); i++) set_double(s, fields[i], score.values[i]);
   return s;
 }
 
-GstStructure* skip_structure(unsigned pad, SkipReason reason, const FrameTiming& timing) {
+GstStructure* skip_structure(const std::string& pad, const std::string& rendition, SkipReason reason,
+                             const FrameTiming& timing) {
   GstStructure* s = gst_structure_new(kMessageName, "type", G_TYPE_STRING, "skipped", "pad", G_TYPE_STRING,
-                                      pad == kRefPad ? "ref_sink" : "dist_sink", "reason", G_TYPE_STRING,
-                                      skip_reason_field(reason) + 8, nullptr);  // without "skipped-"
+                                      pad.c_str(), "reason", G_TYPE_STRING, skip_reason_name(reason), nullptr);
+  if (pad != rendition) gst_structure_set(s, "rendition", G_TYPE_STRING, rendition.c_str(), nullptr);
   set_timing(s, timing);
   return s;
 }
 
-GstStructure* sync_structure(int offset, double psnr_y, int window, unsigned frames_compared) {
-  GstStructure* s = gst_structure_new(kMessageName, "type", G_TYPE_STRING, "sync", "offset", G_TYPE_INT, offset,
-                                      "window", G_TYPE_INT, window, "frames-compared", G_TYPE_UINT, frames_compared,
-                                      "method", G_TYPE_STRING, "psnr-y", nullptr);
+GstStructure* sync_structure(const std::string& pad, int offset, double psnr_y, int window,
+                             unsigned frames_compared) {
+  GstStructure* s = gst_structure_new(kMessageName, "type", G_TYPE_STRING, "sync", "pad", G_TYPE_STRING,
+                                      pad.c_str(), "offset", G_TYPE_INT, offset, "window", G_TYPE_INT, window,
+                                      "frames-compared", G_TYPE_UINT, frames_compared, "method", G_TYPE_STRING,
+                                      "psnr-y", nullptr);
   set_double(s, "psnr-y", psnr_y);
   return s;
 }
 
 GstStructure* pooled_structure(const Collector& collector, const std::vector<std::string>& fields,
                                const std::string& model_score_name, PoolMethod method, const FrameTiming& timing,
-                               const SkipCounts& skips) {
+                               const SkipCounts& skips, const PooledExtras& extras) {
   GstStructure* s = gst_structure_new(kMessageName, "type", G_TYPE_STRING, "pooled", "pool-method", G_TYPE_STRING,
-                                      pool_method_name(method), nullptr);
+                                      pool_method_name(method), "pad", G_TYPE_STRING, extras.pad.c_str(), nullptr);
   set_timing(s, timing);
+  if (!extras.scaled_from.empty())
+    gst_structure_set(s, "scaled-from", G_TYPE_STRING, extras.scaled_from.c_str(), nullptr);
+  if (extras.late_join)
+    gst_structure_set(s, "joined-at", G_TYPE_UINT64, guint64(extras.first_ref_pts), nullptr);
+  gst_structure_set(s, "reference-frames", G_TYPE_UINT64, guint64(extras.ref_frames), "distorted-frames",
+                    G_TYPE_UINT64, guint64(extras.dist_frames), "frames-paired", G_TYPE_UINT64,
+                    guint64(extras.paired), nullptr);
   const long model_col = model_score_name.empty() ? -1 : collector.find(model_score_name);
   guint64 frames = 0;
   if (model_col >= 0) {
@@ -129,26 +140,35 @@ GstStructure* pooled_structure(const Collector& collector, const std::vector<std
 }
 
 std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason, SkipReason about) {
-  // The reason with the most frames speaks for the cause; dist-offset's own skips are intended and say nothing.
+  // The reason with the most frames speaks for the cause; dist-offset's own skips are intended and frames outside
+  // their segment are clipped as every element clips them (after a seek): neither says anything.
   unsigned best = kSkipReasons;
   uint64_t total = 0;
   for (unsigned i = 0; i < kSkipReasons; i++) {
-    if (SkipReason(i) == SkipReason::offset) continue;
+    if (SkipReason(i) == SkipReason::offset || SkipReason(i) == SkipReason::out_of_segment) continue;
     total += r.skips[i];
     if (r.skips[i] && (best == kSkipReasons || r.skips[i] > r.skips[best])) best = i;
+  }
+  if (total == 0 && r.dist_cut) {
+    // The distorted stream was longer: it was read until the reference ended, and told the stream is over.
+    return (r.dist_pad == "dist_sink" ? std::string() : r.dist_pad + ": ") + "The reference ended first (reference had " +
+           std::to_string(r.ref_frames) + " frames, " + r.dist_pad + " had " + std::to_string(r.dist_frames) +
+           " when the reference ended (read no further)); every reference frame was scored.";
   }
   if (total == 0) return "";
   if (about != SkipReason::count_ && r.skips[unsigned(about)]) best = unsigned(about);
   if (main_reason) *main_reason = SkipReason(best);
   std::string counts;
   for (unsigned i = 0; i < kSkipReasons; i++) {
-    if (!r.skips[i] || SkipReason(i) == SkipReason::offset) continue;
+    if (!r.skips[i] || SkipReason(i) == SkipReason::offset || SkipReason(i) == SkipReason::out_of_segment) continue;
     if (!counts.empty()) counts += ", ";
     counts += std::to_string(r.skips[i]) + " " + skip_reason_field(SkipReason(i));
   }
-  std::string text = std::to_string(total) + " frame" + (total == 1 ? "" : "s") + " not scored (" + counts + "). ";
-  const std::string lengths = "reference had " + std::to_string(r.ref_frames) + " frames, distorted had " +
-                              std::to_string(r.dist_frames);
+  std::string text = (r.dist_pad == "dist_sink" ? std::string() : r.dist_pad + ": ") + std::to_string(total) +
+                     " frame" + (total == 1 ? "" : "s") + " not scored (" + counts + "). ";
+  const std::string lengths = "reference had " + std::to_string(r.ref_frames) + " frames, " + r.dist_pad +
+                              " had " + std::to_string(r.dist_frames) +
+                              (r.dist_cut ? " when the reference ended (read no further)" : "");
   switch (SkipReason(best)) {
     case SkipReason::no_distorted:
       text += "Reference frames had no distorted frame at their time: the distorted stream ended first or dropped "
@@ -177,10 +197,6 @@ std::string skip_warning_text(const SkipReport& r, SkipReason* main_reason, Skip
       break;
     case SkipReason::out_of_segment:
       text += "Buffers lay outside their segment (no running time).";
-      break;
-    case SkipReason::renegotiated:
-      text += "The distorted stream started at another size than the reference and was renegotiated to the "
-              "reference's; its frames before that were left out.";
       break;
     case SkipReason::offset:
     case SkipReason::count_: break;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gstvmafxhippad.h"
+#include "stream_pairing.h"
 #include "vmafx/collector.h"
 #include "vmafx/scorer.h"
 #include "vmafx/status.h"
@@ -38,24 +38,36 @@ struct FrameExtras {
   GstClockTime ref_pts = GST_CLOCK_TIME_NONE;
   GstClockTime dist_pts = GST_CLOCK_TIME_NONE;
   std::string scaled_from;  // "WxH" when the distorted frame was scaled to the reference's size
+  std::string pad;          // the distorted pad (rendition)
+};
+
+struct PooledExtras {
+  std::string pad;          // the distorted pad (rendition)
+  std::string scaled_from;  // "WxH" when its frames were scaled
+  bool late_join = false;   // requested after the reference started: scored from `first_ref_pts` on
+  uint64_t first_ref_pts = ~uint64_t(0);
+  uint64_t ref_frames = 0, dist_frames = 0, paired = 0;
 };
 
 // type=frame: index, timing, the PTS of both frames, and every score of the frame that exists (NaN left out).
 GstStructure* frame_structure(const FrameScore& score, const std::vector<std::string>& fields,
                               const FrameTiming& timing, const FrameExtras& extras);
 
-// type=skipped: the pad and PTS of a frame left unscored, and why.
-GstStructure* skip_structure(unsigned pad, SkipReason reason, const FrameTiming& timing);
+// type=skipped: the pad and PTS of a frame left unscored, and why; `rendition` the distorted pad it was counted for
+// (a field of its own when it is not `pad`).
+GstStructure* skip_structure(const std::string& pad, const std::string& rendition, SkipReason reason,
+                             const FrameTiming& timing);
 
 // type=sync: the offset auto-sync found (frames the distorted stream is late by) and the luma PSNR it gave.
-GstStructure* sync_structure(int offset, double psnr_y, int window, unsigned frames_compared);
+GstStructure* sync_structure(const std::string& pad, int offset, double psnr_y, int window,
+                             unsigned frames_compared);
 
 // type=pooled: `score` pooled with `method`, plus mean / min / max / harmonic-mean, percentiles p1 .. p99 and
 // frames for the first model's score; every other column pooled with `method` under its field name; the collector's
 // finite aggregate metrics (apsnr-y, apsnr-cb, apsnr-cr); the skip counts (skipped-*) and frames-skipped.
 GstStructure* pooled_structure(const Collector& collector, const std::vector<std::string>& fields,
                                const std::string& model_score_name, PoolMethod method, const FrameTiming& timing,
-                               const SkipCounts& skips);
+                               const SkipCounts& skips, const PooledExtras& extras);
 
 // The WARNING posted when frames went unscored: one line naming the counts, the likely cause and the fix, and a
 // details structure (reference-frames, distorted-frames, frames-paired, skipped-*). Empty text: nothing to say.
@@ -64,6 +76,7 @@ struct SkipReport {
   uint64_t ref_frames = 0, dist_frames = 0, paired = 0;
   bool live = false;
   unsigned max_reference_frames = 0;
+  bool dist_cut = false;  // the distorted stream was read only until the reference ended
   std::string ref_pad = "ref_sink", dist_pad = "dist_sink";
 };
 // `about`: the reason whose cause and fix the text names (count_: the reason with the most frames).

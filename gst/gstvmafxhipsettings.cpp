@@ -173,10 +173,10 @@ void install_properties(GObjectClass* k) {
       g_param_spec_int("dist-offset", "Distorted offset",
                        "Frames the distorted stream is late by: N > 0 leaves out its first N frames (leading "
                        "frames, decoder delay), N < 0 the reference's first -N frames",
-                       -100000, 100000, 0, kReady));
+                       G_MININT, G_MAXINT, 0, kReady));
   bool_prop(k, PROP_AUTO_SYNC, "auto-sync", "Automatic synchronisation",
-            "Find the offset between the streams within 30 frames either way from the first frames' luma PSNR, "
-            "post it (VMAF type=sync) and score with it (added to dist-offset)",
+            "Find the offset between the streams within 30 frames either way of dist-offset from the first frames' "
+            "luma PSNR, post it (VMAF type=sync) and score with it (the offset found is the whole offset)",
             false);
   g_object_class_install_property(
       k, PROP_MAX_REFERENCE_FRAMES,
@@ -226,6 +226,10 @@ void install_properties(GObjectClass* k) {
             "GL check refuses: downloaded through GL; CUDA memory of another context or GPU: copied on the device; "
             "device memory a CPU scorer reads: downloaded); false: such input is an error naming the reason",
             true);
+  bool_prop(k, PROP_ALLOW_STRETCH, "allow-stretch", "Allow stretching",
+            "Scale a distorted stream of another display aspect ratio than the reference's to the reference's size "
+            "(false: such a stream is an error; streams of the same aspect ratio are always scaled)",
+            false);
   g_object_class_install_property(
       k, PROP_FRAMES_SCORED,
       g_param_spec_uint64("frames-scored", "Frames scored", "Frames scored since the start or the last flushing seek",
@@ -291,6 +295,7 @@ void settings_set(Settings* s, guint id, const GValue* v) {
     case PROP_DEVICE_ID: s->device_id = g_value_get_int(v); break;
     case PROP_VENDOR: s->vendor = VendorValue(g_value_get_enum(v)); break;
     case PROP_ALLOW_COPY: s->allow_copy = g_value_get_boolean(v); break;
+    case PROP_ALLOW_STRETCH: s->allow_stretch = g_value_get_boolean(v); break;
     default: break;
   }
 }
@@ -329,6 +334,7 @@ bool settings_get(const Settings& s, guint id, GValue* v) {
     case PROP_DEVICE_ID: g_value_set_int(v, s.device_id); break;
     case PROP_VENDOR: g_value_set_enum(v, s.vendor); break;
     case PROP_ALLOW_COPY: g_value_set_boolean(v, s.allow_copy); break;
+    case PROP_ALLOW_STRETCH: g_value_set_boolean(v, s.allow_stretch); break;
     default: return false;
   }
   return true;

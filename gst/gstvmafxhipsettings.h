@@ -72,6 +72,7 @@ enum PropertyId {
   PROP_DEVICE_ID,
   PROP_VENDOR,
   PROP_ALLOW_COPY,
+  PROP_ALLOW_STRETCH,
   // Read-only.
   PROP_FRAMES_SCORED,
   PROP_FRAMES_SKIPPED,
@@ -117,6 +118,7 @@ struct Settings {
   int device_id = -1;
   VendorValue vendor = VENDOR_AUTO;
   bool allow_copy = true;
+  bool allow_stretch = false;
 };
 
 // Installs every writable property; the read-only counters too (their values come from the element).

@@ -35,11 +35,11 @@ double luma_psnr(const PictureView& a, const PictureView& b) {
   return std::min(kSyncPsnrCap, 10.0 * std::log10(peak * peak / mse));
 }
 
-Status find_offset(const std::vector<PictureView>& ref, const std::vector<PictureView>& dist, int window,
+Status find_offset(const std::vector<PictureView>& ref, const std::vector<PictureView>& dist, int centre, int window,
                    SyncResult* out) {
   bool found = false;
   SyncResult best;
-  for (int o = -window; o <= window; o++) {
+  for (int o = centre - window; o <= centre + window; o++) {
     // dist frame i + o pairs with ref frame i: the first pairs of this offset.
     double sum = 0;
     unsigned n = 0;
@@ -52,7 +52,8 @@ Status find_offset(const std::vector<PictureView>& ref, const std::vector<Pictur
     }
     if (n == 0) continue;
     const double mean = sum / n;
-    const bool better = !found || mean > best.psnr_y || (mean == best.psnr_y && std::abs(o) < std::abs(best.offset));
+    const bool better =
+        !found || mean > best.psnr_y || (mean == best.psnr_y && std::abs(o - centre) < std::abs(best.offset - centre));
     if (better) {
       best.offset = o;
       best.psnr_y = mean;

@@ -24,9 +24,10 @@ inline constexpr unsigned kSyncPairsPerOffset = 5;
 // Luma PSNR of two host pictures of the same size and depth (kSyncPsnrCap when equal).
 double luma_psnr(const PictureView& a, const PictureView& b);
 
-// `ref` and `dist` are the streams' first frames in order (host memory). Offsets in [-window, window] that form at
-// least one pair are candidates; Errc::invalid_argument when none does.
-Status find_offset(const std::vector<PictureView>& ref, const std::vector<PictureView>& dist, int window,
+// `ref` and `dist` are the streams' first frames in order (host memory). Offsets in [centre - window, centre + window]
+// that form at least one pair are candidates (the one nearest `centre` among equals); Errc::invalid_argument when none
+// does. The offset found is the whole offset (dist-offset is the centre, not added to it).
+Status find_offset(const std::vector<PictureView>& ref, const std::vector<PictureView>& dist, int centre, int window,
                    SyncResult* out);
 
 }  // namespace vmafx::gst

@@ -75,6 +75,7 @@ BusMessage parse_problem(GstMessage* msg) {
     gst_message_parse_warning_details(msg, &details);
   } else {
     gst_message_parse_info(msg, &err, &debug);
+    gst_message_parse_info_details(msg, &details);
   }
   if (err) {
     b.domain = err->domain;
@@ -214,7 +215,8 @@ std::string libvmaf_name(const std::string& field) {
 
 bool is_timing_field(const std::string& f) {
   return f == "type" || f == "index" || f == "timestamp" || f == "stream-time" || f == "running-time" ||
-         f == "duration" || f == "reference-timestamp" || f == "distorted-timestamp" || f == "scaled-from";
+         f == "duration" || f == "reference-timestamp" || f == "distorted-timestamp" || f == "scaled-from" ||
+         f == "pad";
 }
 
 double get_double(const GstStructure* s, const char* field) {
