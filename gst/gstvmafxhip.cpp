@@ -622,10 +622,13 @@ void src_loop(GstVmafxhip* self) {
   }
   GST_DEBUG_OBJECT(self, "output: %s", gst_flow_get_name(flow));
   s.out_flow = flow;
-  s.pairing.output_failed();
-  // The output pad's next buffer returns it upstream; once that stream has ended, nothing would: say it here.
-  if (s.pairing.pad_ended(s.out_pad) && (flow == GST_FLOW_NOT_LINKED || flow < GST_FLOW_EOS))
+  s.pairing.output_failed();  // the output pad's next buffer returns it upstream
+  // Not linked or an error downstream: said here, as GStreamer's aggregators say it from their source task (an
+  // upstream that is not told — a tee whose other branch is fine — would otherwise go on without an error).
+  if ((flow == GST_FLOW_NOT_LINKED || flow < GST_FLOW_EOS) && !s.failed.exchange(true)) {
+    s.pairing.fail();
     GST_ELEMENT_FLOW_ERROR(self, flow);
+  }
   gst_pad_pause_task(self->src);
 }
 

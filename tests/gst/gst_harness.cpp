@@ -153,7 +153,9 @@ RunResult run_pipeline(GstElement* pipeline, const RunOptions& options) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::milliseconds(int64_t(options.timeout_s * 1000));
   bool saw_error = false;
-  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) r.state_change_failed = true;
+  if (gst_element_set_state(pipeline, options.via_paused ? GST_STATE_PAUSED : GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    r.state_change_failed = true;
   bool running = true;
   auto error_deadline = Clock::time_point::max();
   while (running) {
@@ -170,6 +172,14 @@ RunResult run_pipeline(GstElement* pipeline, const RunOptions& options) {
       error_deadline = now + std::chrono::milliseconds(500);
     GstMessage* msg = gst_bus_timed_pop(bus, 20 * GST_MSECOND);
     if (!msg) continue;
+    if (GST_MESSAGE_TYPE(msg) == GST_MESSAGE_STATE_CHANGED && GST_MESSAGE_SRC(msg) == GST_OBJECT(pipeline)) {
+      GstState old_state, new_state, pending;
+      gst_message_parse_state_changed(msg, &old_state, &new_state, &pending);
+      if (new_state == GST_STATE_PLAYING) r.reached_playing = true;
+      // gst-launch-1.0 sets PLAYING on the pipeline's PAUSED state-changed message.
+      if (options.via_paused && new_state == GST_STATE_PAUSED && old_state == GST_STATE_READY)
+        gst_element_set_state(pipeline, GST_STATE_PLAYING);
+    }
     running = handle(pipeline, msg, &r, options, &saw_error);
     gst_message_unref(msg);
   }

@@ -41,6 +41,7 @@ struct RunResult {
   std::vector<Structure> others;  // the other VMAF messages (type=skipped, type=sync)
   std::vector<BusMessage> errors, warnings, infos;
   guint64 frames_scored = 0;
+  bool reached_playing = false;  // the pipeline's PLAYING state-changed message was seen
   guint64 frames_skipped = 0;
   // Errors posted by the element itself ("v").
   std::vector<BusMessage> element_errors() const;
@@ -58,6 +59,9 @@ struct RunOptions {
   bool frame_messages = true;
   // Called when the run is over (end of stream, error or timeout), before the pipeline goes to NULL.
   std::function<void(GstElement* pipeline)> at_end;
+  // As gst-launch-1.0 does: PAUSED first, PLAYING once the pipeline prerolled (its PAUSED state-changed message),
+  // instead of PLAYING at once. `reached_playing` tells whether it got there.
+  bool via_paused = false;
 };
 
 RunResult run_pipeline(const std::string& launch, const RunOptions& options = {});
