@@ -38,6 +38,10 @@ VMAFX_CPU_FEATURE_HOOKS(float_vif)
 VMAFX_CPU_FEATURE_HOOKS(float_adm)
 VMAFX_CPU_FEATURE_HOOKS(float_motion)
 VMAFX_CPU_FEATURE_HOOKS(ciede)
+VMAFX_CPU_FEATURE_HOOKS(float_psnr)
+VMAFX_CPU_FEATURE_HOOKS(float_ansnr)
+VMAFX_CPU_FEATURE_HOOKS(float_moment)
+VMAFX_CPU_FEATURE_HOOKS(speed_temporal)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
@@ -48,6 +52,8 @@ unsigned motion_frames_back(const Options& o);
 vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);
 vmafx::cpu::MotionOptions motion_cpu_options(const Options& o);
 Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out);
+// speed_temporal's options as cpu::SpeedTemporal takes them (speed_max_val is read but, as in libvmaf, unused).
+Status speed_temporal_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out, bool* use_ref_diff);
 
 // psnr: libvmaf's init of these options at this geometry; its temporal flag, stage inputs and stage (enable_apsnr).
 Status psnr_cpu_plan(const Options& o, const VideoGeometry& g, vmafx::cpu::PsnrPlan* out);
