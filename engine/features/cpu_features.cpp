@@ -792,4 +792,30 @@ Status speed_temporal_make(const Options& o, const VideoGeometry& g, std::unique
   return Status::ok();
 }
 
+// ---- ssimulacra2 ----
+namespace {
+class Ssimulacra2Feature final : public CpuFeature {
+ public:
+  vmafx::cpu::Ssimulacra2 s2;
+  Status compute(const FrameView& f, double* out) override { return s2.compute(*f.ref, *f.dist, out); }
+};
+}  // namespace
+Status ssimulacra2_cpu_options(const Options& o, const VideoGeometry& g, vmafx::cpu::Ssimulacra2Options* out) {
+  return vmafx::cpu::ssimulacra2_resolve(o.text("yuv_matrix"), o.text("yuv_range"), g.width, g.height, out);
+}
+std::vector<std::string> ssimulacra2_outputs(const Options&, const VideoGeometry&) { return {"ssimulacra2"}; }
+Status ssimulacra2_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::Ssimulacra2Options s;
+  VMAFX_TRY(ssimulacra2_cpu_options(o, g, &s));
+  return vmafx::cpu::ssimulacra2_check(g.width, g.height, g.bit_depth);
+}
+Status ssimulacra2_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  vmafx::cpu::Ssimulacra2Options s;
+  VMAFX_TRY(ssimulacra2_cpu_options(o, g, &s));
+  auto f = std::make_unique<Ssimulacra2Feature>();
+  VMAFX_TRY(f->s2.init(g.width, g.height, g.bit_depth, g.chroma, s));
+  *out = std::move(f);
+  return Status::ok();
+}
+
 }  // namespace vmafx::features::hooks

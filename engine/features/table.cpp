@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The feature table (table.h): every libvmaf 3.2 feature extractor with the features it provides and its options
-// as libvmaf declares them, and for those vmafx computes, the implementation (features/cpu_features.h).
+// as libvmaf declares them, the implementation (features/cpu_features.h); and SSIMULACRA 2, which is not libvmaf's.
 #include "features/table.h"
 
 #include <limits>
@@ -275,6 +275,17 @@ const std::vector<FeatureDesc>& table() {
     },
     &hooks::cambi_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::cambi_check, &hooks::cambi_make, nullptr,
     nullptr, 1,  // cambi_source and cambi_full_reference are written verbatim
+  },
+  // Not a libvmaf extractor: SSIMULACRA 2.1 (cpu/ssimulacra2.h). Its options do not name the score.
+  {
+    "ssimulacra2",
+    {"ssimulacra2"},
+    {
+      {"yuv_matrix", nullptr, OptType::text, false, 0, "auto", 0, 0, true},  // auto, bt601, bt709, bt2020
+      {"yuv_range", nullptr, OptType::text, false, 0, "auto", 0, 0, true},   // auto, limited, full
+    },
+    &hooks::ssimulacra2_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::ssimulacra2_check,
+    &hooks::ssimulacra2_make, nullptr,
   },
   };
   return kTable;
