@@ -43,13 +43,13 @@ class Ssimulacra2Gpu final : public GpuFeature {
 
   std::shared_ptr<Device> device_;
   Module module_;
-  TypedKernel<s2_linear_kernel_fn> linear_k_;
-  TypedKernel<s2_downsample_kernel_fn> down_k_;
-  TypedKernel<s2_xyb_kernel_fn> xyb_k_;
-  TypedKernel<s2_blur_rows_kernel_fn> rows_blur_k_;
-  TypedKernel<s2_blur_cols_kernel_fn> cols_blur_k_;
-  TypedKernel<s2_segments_kernel_fn> seg_k_;
-  TypedKernel<s2_rows_kernel_fn> rows_k_;
+  TypedKernel<ssimulacra2_linear_kernel_fn> linear_k_;
+  TypedKernel<ssimulacra2_downsample_kernel_fn> down_k_;
+  TypedKernel<ssimulacra2_xyb_kernel_fn> xyb_k_;
+  TypedKernel<ssimulacra2_blur_rows_kernel_fn> rows_blur_k_;
+  TypedKernel<ssimulacra2_blur_cols_kernel_fn> cols_blur_k_;
+  TypedKernel<ssimulacra2_segments_kernel_fn> seg_k_;
+  TypedKernel<ssimulacra2_rows_kernel_fn> rows_k_;
   uint32_t w_ = 0, h_ = 0;
   unsigned bpc_ = 8, slots_ = 0;
   Chroma chroma_ = Chroma::k420;

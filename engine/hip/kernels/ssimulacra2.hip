@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // SSIMULACRA 2.1 on the GPU: the arithmetic is ssimulacra2_impl.h's (the CPU reference's); this file adds the grids.
-// Per frame, in this order on one stream: s2_linear_kernel (scale 0's linear RGB of both pictures), then per scale
-// s2_downsample_kernel (scales 1..5), s2_xyb_kernel, s2_blur_rows_kernel, s2_blur_cols_kernel, s2_segments_kernel
-// and s2_rows_kernel, whose row sums of every scale the host adds up (cpu::ssimulacra2_from_rows). Blocks of any
+// Per frame, in this order on one stream: ssimulacra2_linear_kernel (scale 0's linear RGB of both pictures), then per scale
+// ssimulacra2_downsample_kernel (scales 1..5), ssimulacra2_xyb_kernel, ssimulacra2_blur_rows_kernel, ssimulacra2_blur_cols_kernel, ssimulacra2_segments_kernel
+// and ssimulacra2_rows_kernel, whose row sums of every scale the host adds up (cpu::ssimulacra2_from_rows). Blocks of any
 // size; nothing depends on the warp or wavefront size.
 #include "device.h"
 #include "float_impl.h"
 #include "ssimulacra2_impl.h"
 
-VMAFX_KERNEL s2_linear_kernel_fn s2_linear_kernel;
-VMAFX_KERNEL s2_downsample_kernel_fn s2_downsample_kernel;
-VMAFX_KERNEL s2_xyb_kernel_fn s2_xyb_kernel;
-VMAFX_KERNEL s2_blur_rows_kernel_fn s2_blur_rows_kernel;
-VMAFX_KERNEL s2_blur_cols_kernel_fn s2_blur_cols_kernel;
-VMAFX_KERNEL s2_segments_kernel_fn s2_segments_kernel;
-VMAFX_KERNEL s2_rows_kernel_fn s2_rows_kernel;
+VMAFX_KERNEL ssimulacra2_linear_kernel_fn ssimulacra2_linear_kernel;
+VMAFX_KERNEL ssimulacra2_downsample_kernel_fn ssimulacra2_downsample_kernel;
+VMAFX_KERNEL ssimulacra2_xyb_kernel_fn ssimulacra2_xyb_kernel;
+VMAFX_KERNEL ssimulacra2_blur_rows_kernel_fn ssimulacra2_blur_rows_kernel;
+VMAFX_KERNEL ssimulacra2_blur_cols_kernel_fn ssimulacra2_blur_cols_kernel;
+VMAFX_KERNEL ssimulacra2_segments_kernel_fn ssimulacra2_segments_kernel;
+VMAFX_KERNEL ssimulacra2_rows_kernel_fn ssimulacra2_rows_kernel;
 
 // Chroma sample (x, y) of a luma position: x >> sx, y >> sy, clamped to the plane (its floor size).
 __device__ inline vx_u32 s2_chroma(const VxPlane& p, vx_u32 x, vx_u32 y, vx_u32 sx, vx_u32 sy) {
@@ -24,7 +24,7 @@ __device__ inline vx_u32 s2_chroma(const VxPlane& p, vx_u32 x, vx_u32 y, vx_u32 
   return fx_read_sample(p, cx, cy);
 }
 
-VMAFX_KERNEL void s2_linear_kernel(VxPlane ry, VxPlane rcb, VxPlane rcr, VxPlane dy, VxPlane dcb, VxPlane dcr, S2Yuv k,
+VMAFX_KERNEL void ssimulacra2_linear_kernel(VxPlane ry, VxPlane rcb, VxPlane rcr, VxPlane dy, VxPlane dcb, VxPlane dcr, S2Yuv k,
                                    vx_u32 w, vx_u32 h, vx_u32 sx, vx_u32 sy, vx_u32 has_chroma, float* lin) {
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= w || y >= h) return;
@@ -40,7 +40,7 @@ VMAFX_KERNEL void s2_linear_kernel(VxPlane ry, VxPlane rcb, VxPlane rcr, VxPlane
 }
 
 // blockIdx.z: the plane (0 .. 5).
-VMAFX_KERNEL void s2_downsample_kernel(const float* in, vx_u32 pw, vx_u32 ph, float* out, vx_u32 w, vx_u32 h) {
+VMAFX_KERNEL void ssimulacra2_downsample_kernel(const float* in, vx_u32 pw, vx_u32 ph, float* out, vx_u32 w, vx_u32 h) {
   const vx_u32 x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   const vx_u32 z = blockIdx.z;
   if (x >= w || y >= h) return;
@@ -48,7 +48,7 @@ VMAFX_KERNEL void s2_downsample_kernel(const float* in, vx_u32 pw, vx_u32 ph, fl
       s2_downsample_at(in + z * (vx_u64)pw * ph, (vx_i64)pw, (int)pw, (int)ph, (int)x, (int)y);
 }
 
-VMAFX_KERNEL void s2_xyb_kernel(const float* lin, vx_u32 n, S2Constants k, float* xyb, float* prod) {
+VMAFX_KERNEL void ssimulacra2_xyb_kernel(const float* lin, vx_u32 n, S2Constants k, float* xyb, float* prod) {
   const vx_u64 i = (vx_u64)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   float a[3], b[3];
@@ -64,7 +64,7 @@ VMAFX_KERNEL void s2_xyb_kernel(const float* lin, vx_u32 n, S2Constants k, float
 }
 
 // Thread (x: row, y: plane 0 .. 14).
-VMAFX_KERNEL void s2_blur_rows_kernel(const float* prod, const float* xyb, vx_u32 w, vx_u32 h, S2Constants k,
+VMAFX_KERNEL void ssimulacra2_blur_rows_kernel(const float* prod, const float* xyb, vx_u32 w, vx_u32 h, S2Constants k,
                                       float* tmp) {
   const vx_u32 row = blockIdx.x * blockDim.x + threadIdx.x, q = blockIdx.y * blockDim.y + threadIdx.y;
   if (row >= h || q >= kS2BlurPlanes) return;
@@ -74,7 +74,7 @@ VMAFX_KERNEL void s2_blur_rows_kernel(const float* prod, const float* xyb, vx_u3
 }
 
 // Thread (x: column, y: plane 0 .. 14).
-VMAFX_KERNEL void s2_blur_cols_kernel(const float* tmp, vx_u32 w, vx_u32 h, S2Constants k, float* blurred) {
+VMAFX_KERNEL void ssimulacra2_blur_cols_kernel(const float* tmp, vx_u32 w, vx_u32 h, S2Constants k, float* blurred) {
   const vx_u32 col = blockIdx.x * blockDim.x + threadIdx.x, q = blockIdx.y * blockDim.y + threadIdx.y;
   if (col >= w || q >= kS2BlurPlanes) return;
   const vx_u64 n = (vx_u64)w * h;
@@ -82,7 +82,7 @@ VMAFX_KERNEL void s2_blur_cols_kernel(const float* tmp, vx_u32 w, vx_u32 h, S2Co
 }
 
 // Thread (x: segment, y: row, z: channel).
-VMAFX_KERNEL void s2_segments_kernel(const float* blurred, const float* xyb, vx_u32 w, vx_u32 h, double* seg) {
+VMAFX_KERNEL void ssimulacra2_segments_kernel(const float* blurred, const float* xyb, vx_u32 w, vx_u32 h, double* seg) {
   const vx_u32 s = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
   const vx_u32 c = blockIdx.z;
   const int segments = s2_segments((int)w);
@@ -95,7 +95,7 @@ VMAFX_KERNEL void s2_segments_kernel(const float* blurred, const float* xyb, vx_
 }
 
 // Thread: row y * 3 + channel.
-VMAFX_KERNEL void s2_rows_kernel(const double* seg, vx_u32 h, vx_u32 segments, double* rows) {
+VMAFX_KERNEL void ssimulacra2_rows_kernel(const double* seg, vx_u32 h, vx_u32 segments, double* rows) {
   const vx_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= 3 * h) return;
   s2_row_sums(seg + (vx_u64)i * segments * kS2Terms, (int)segments, rows + (vx_u64)i * kS2Terms);

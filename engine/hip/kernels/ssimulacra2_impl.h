@@ -307,13 +307,13 @@ VX_HD int s2_segments(int width) { return (width + kS2Segment - 1) / kS2Segment;
 // A blur input plane q (0 .. 14) is prod plane q for q < 9, else xyb plane q - 9.
 enum { kS2LinPlanes = 6, kS2ProdPlanes = 9, kS2BlurPlanes = 15 };
 
-typedef void s2_linear_kernel_fn(VxPlane ry, VxPlane rcb, VxPlane rcr, VxPlane dy, VxPlane dcb, VxPlane dcr, S2Yuv k,
+typedef void ssimulacra2_linear_kernel_fn(VxPlane ry, VxPlane rcb, VxPlane rcr, VxPlane dy, VxPlane dcb, VxPlane dcr, S2Yuv k,
                                  vx_u32 w, vx_u32 h, vx_u32 sx, vx_u32 sy, vx_u32 has_chroma, float* lin);
-typedef void s2_downsample_kernel_fn(const float* in, vx_u32 pw, vx_u32 ph, float* out, vx_u32 w, vx_u32 h);
-typedef void s2_xyb_kernel_fn(const float* lin, vx_u32 n, S2Constants k, float* xyb, float* prod);
-typedef void s2_blur_rows_kernel_fn(const float* prod, const float* xyb, vx_u32 w, vx_u32 h, S2Constants k, float* tmp);
-typedef void s2_blur_cols_kernel_fn(const float* tmp, vx_u32 w, vx_u32 h, S2Constants k, float* blurred);
+typedef void ssimulacra2_downsample_kernel_fn(const float* in, vx_u32 pw, vx_u32 ph, float* out, vx_u32 w, vx_u32 h);
+typedef void ssimulacra2_xyb_kernel_fn(const float* lin, vx_u32 n, S2Constants k, float* xyb, float* prod);
+typedef void ssimulacra2_blur_rows_kernel_fn(const float* prod, const float* xyb, vx_u32 w, vx_u32 h, S2Constants k, float* tmp);
+typedef void ssimulacra2_blur_cols_kernel_fn(const float* tmp, vx_u32 w, vx_u32 h, S2Constants k, float* blurred);
 // seg: per row y, channel c and segment s, kS2Terms doubles at ((y * 3 + c) * segments + s) * kS2Terms.
-typedef void s2_segments_kernel_fn(const float* blurred, const float* xyb, vx_u32 w, vx_u32 h, double* seg);
+typedef void ssimulacra2_segments_kernel_fn(const float* blurred, const float* xyb, vx_u32 w, vx_u32 h, double* seg);
 // rows: per row y and channel c, kS2Terms doubles at (y * 3 + c) * kS2Terms (cpu::ssimulacra2_from_rows' layout).
-typedef void s2_rows_kernel_fn(const double* seg, vx_u32 h, vx_u32 segments, double* rows);
+typedef void ssimulacra2_rows_kernel_fn(const double* seg, vx_u32 h, vx_u32 segments, double* rows);
