@@ -542,6 +542,29 @@ bool make_session(GstVmafxhip* self) {
       if (f.name == name && f.options.empty()) return;
     cfg.features.push_back({name, {}});
   };
+  // ssimulacra2 converts Y'CbCr to RGB with the stream's matrix and range: those of the reference pad's caps when they
+  // carry a colorimetry and no option says otherwise (without one the engine assumes BT.709 above 576 rows, BT.601
+  // up to 576, limited range: GStreamer's own defaults).
+  for (auto& f : cfg.features) {
+    if (f.name != "ssimulacra2" || !caps[kRefPad]) continue;
+    const GstStructure* cs = gst_caps_get_structure(caps[kRefPad], 0);
+    GstVideoInfo info;
+    if (!cs || !gst_structure_has_field(cs, "colorimetry") || !gst_video_info_from_caps(&info, caps[kRefPad])) continue;
+    auto given = [&f](const char* opt) {
+      for (const auto& o : f.options)
+        if (o.first == opt) return true;
+      return false;
+    };
+    const GstVideoColorMatrix m = info.colorimetry.matrix;
+    const char* matrix = m == GST_VIDEO_COLOR_MATRIX_BT709 ? "bt709"
+                         : m == GST_VIDEO_COLOR_MATRIX_BT601 ? "bt601"
+                         : m == GST_VIDEO_COLOR_MATRIX_BT2020 ? "bt2020"
+                                                              : nullptr;
+    const GstVideoColorRange r = info.colorimetry.range;
+    const char* range = r == GST_VIDEO_COLOR_RANGE_0_255 ? "full" : r == GST_VIDEO_COLOR_RANGE_16_235 ? "limited" : nullptr;
+    if (matrix && !given("yuv_matrix")) f.options.push_back({"yuv_matrix", matrix});
+    if (range && !given("yuv_range")) f.options.push_back({"yuv_range", range});
+  }
   if (a.psnr) add_feature("psnr");
   if (a.ssim) add_feature("float_ssim");
   if (a.ms_ssim) add_feature("float_ms_ssim");
