@@ -377,7 +377,7 @@ int main(int argc, char** argv) {
   if (o.breakdown) {
     std::printf("\nPer feature, device frames, no model (frames per second with that feature alone; VMAFX_HIP_LANES %s):\n\n",
                 std::getenv("VMAFX_HIP_LANES") ? std::getenv("VMAFX_HIP_LANES") : "unset");
-    std::printf("| size | bits | feature | fps | ms/frame |\n|---|---|---|---|---|\n");
+    std::printf("| size | bits | feature | fps | ms/frame | where |\n|---|---|---|---|---|---|\n");
     for (auto [w, h] : o.sizes) {
       for (unsigned bpc : o.depths) {
         Frames f;
@@ -399,7 +399,12 @@ int main(int argc, char** argv) {
           }
           cfg.features = {req};
           const Result r = throughput(cfg, f, true, big ? 600 : 1500, 60);
-          std::printf("| %ux%u | %u | %s | %.0f | %.3f |\n", w, h, bpc, feature.c_str(), r.fps, 1000.0 / r.fps);
+          // A feature (or option) without a GPU implementation runs on the CPU part: say so instead of passing
+          // its CPU rate off as the GPU's.
+          const size_t cpu_at = r.backend.find("(on the CPU: ");
+          const std::string where = cpu_at == std::string::npos ? "gpu" : r.backend.substr(cpu_at + 1);
+          std::printf("| %ux%u | %u | %s | %.0f | %.3f | %s |\n", w, h, bpc, feature.c_str(), r.fps, 1000.0 / r.fps,
+                      where.c_str());
           std::fflush(stdout);
         }
       }

@@ -526,14 +526,40 @@ vg::SessionCallbacks session_callbacks(GstVmafxhip* self) {
     sh.par_d = std::max(1, GST_VIDEO_INFO_PAR_D(&e.info));
     return sh;
   };
-  cb.prepare = [self](const vmafx::VideoGeometry& ref, vmafx::ScorerConfig* cfg) {
-    // model-filename=auto picks by the reference's height: parsed again now that it is known.
+  cb.prepare = [self](const vg::Frame& ref_frame, const vmafx::VideoGeometry& ref, vmafx::ScorerConfig* cfg) {
     ElementState& s = state(self);
     vg::Settings a;
     {
       std::lock_guard<std::mutex> lk(s.mu);
       a = s.active;
     }
+    // ssimulacra2 converts Y'CbCr to RGB with the stream's matrix and range: those of the reference frame's caps
+    // when they carry a colorimetry and no option says otherwise (without one the engine assumes BT.709 above 576
+    // rows, BT.601 up to 576, limited range: GStreamer's own defaults).
+    const PadEpoch& e = epoch_of(ref_frame);
+    const GstStructure* cs = e.caps ? gst_caps_get_structure(e.caps, 0) : nullptr;
+    if (cs && gst_structure_has_field(cs, "colorimetry")) {
+      for (auto& f : cfg->features) {
+        if (f.name != "ssimulacra2") continue;
+        auto given = [&f](const char* opt) {
+          for (const auto& o : f.options)
+            if (o.first == opt) return true;
+          return false;
+        };
+        const GstVideoColorMatrix m = e.info.colorimetry.matrix;
+        const char* matrix = m == GST_VIDEO_COLOR_MATRIX_BT709    ? "bt709"
+                             : m == GST_VIDEO_COLOR_MATRIX_BT601  ? "bt601"
+                             : m == GST_VIDEO_COLOR_MATRIX_BT2020 ? "bt2020"
+                                                                  : nullptr;
+        const GstVideoColorRange rg = e.info.colorimetry.range;
+        const char* range = rg == GST_VIDEO_COLOR_RANGE_0_255     ? "full"
+                            : rg == GST_VIDEO_COLOR_RANGE_16_235 ? "limited"
+                                                                 : nullptr;
+        if (matrix && !given("yuv_matrix")) f.options.push_back({"yuv_matrix", matrix});
+        if (range && !given("yuv_range")) f.options.push_back({"yuv_range", range});
+      }
+    }
+    // model-filename=auto picks by the reference's height: parsed again now that it is known.
     if (a.model.find("auto") == std::string::npos) return Status::ok();
     std::vector<vg::ScoringModel> models;
     std::vector<std::string> choices;

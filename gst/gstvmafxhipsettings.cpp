@@ -158,7 +158,7 @@ void install_properties(GObjectClass* k) {
       k, PROP_FEATURES,
       g_param_spec_string("features", "Features",
                           "Extra features in libvmaf's --feature syntax, comma-separated (psnr, float_ssim, "
-                          "float_ms_ssim, motion, adm, vif; options: name=opt=value:opt=value)",
+                          "float_ms_ssim, motion, adm, vif, ssimulacra2, ...; options: name=opt=value:opt=value)",
                           nullptr, kReady));
   g_object_class_install_property(
       k, PROP_OUTPUT,

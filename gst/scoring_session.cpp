@@ -231,7 +231,7 @@ void ScoringSession::run() {
   }
 }
 
-bool ScoringSession::make_scorer(Rendition& r, const FrameShape& ref, const FrameShape& dist) {
+bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const FrameShape& ref, const FrameShape& dist) {
   const std::string name = pad_name(r.pad);
   const VideoGeometry& rg = ref.geometry;
   const VideoGeometry& dg = dist.geometry;
@@ -251,7 +251,7 @@ bool ScoringSession::make_scorer(Rendition& r, const FrameShape& ref, const Fram
   }
   ScorerConfig sc = cfg_.scorer;
   if (cb_.prepare) {
-    Status st = cb_.prepare(rg, &sc);
+    Status st = cb_.prepare(ref_frame, rg, &sc);
     if (!st) {
       error(0, st.code(), "Invalid settings", st.to_string());
       return false;
@@ -348,7 +348,7 @@ void ScoringSession::handle_pair(Work& w) {
                     "the first frame after the change has motion 0, as at a stream start");
     finish_part(r);
   }
-  if (!r.scorer && !make_scorer(r, rs, ds)) return;
+  if (!r.scorer && !make_scorer(r, w.p.ref, rs, ds)) return;
 
   auto held = std::make_shared<std::pair<ReadPicture, ReadPicture>>();
   Status st = cb_.read(kRefPad, w.p.ref, &held->first);

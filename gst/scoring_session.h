@@ -77,8 +77,9 @@ struct SessionCallbacks {
   // The shape of one frame of `pad` (from its caps), and reading it (the element's import); on the session thread.
   std::function<FrameShape(unsigned pad, const Frame& frame)> shape;
   std::function<Status(unsigned pad, const Frame& frame, ReadPicture* out)> read;
-  // Before each scorer is made: settings that depend on the reference's geometry (model-filename=auto).
-  std::function<Status(const VideoGeometry& ref, ScorerConfig* cfg)> prepare;
+  // Before each scorer is made: settings that depend on the reference's caps (model-filename=auto by its height,
+  // ssimulacra2's matrix and range); `ref` is the first reference frame the scorer will read.
+  std::function<Status(const Frame& ref, const VideoGeometry& geometry, ScorerConfig* cfg)> prepare;
   // The features that run on the CPU (read host memory) are known: device input must reach the host.
   std::function<void(unsigned pad, const std::vector<std::string>& cpu_features, Backend backend)> on_scorer;
   std::function<void(const ScoredFrame& frame, const FrameScore& score, const std::vector<std::string>& names,
@@ -126,7 +127,7 @@ class ScoringSession {
   void handle_pair(Work& w);
   void end_segment(bool final, const std::vector<std::pair<unsigned, RenditionCounts>>* counts);
   void end_rendition(unsigned pad);
-  bool make_scorer(Rendition& r, const FrameShape& ref, const FrameShape& dist);
+  bool make_scorer(Rendition& r, const Frame& ref_frame, const FrameShape& ref, const FrameShape& dist);
   void finish_part(Rendition& r);
   RenditionResult result_of(Rendition& r);
   Status write_results(const std::vector<RenditionResult>& results);

@@ -381,7 +381,8 @@ Status speed_check_options(const SpeedOptions& opt) {
   return Status::ok();
 }
 
-Status speed_dims(uint32_t w, uint32_t h, const SpeedOptions& opt, SpeedDims* out) {
+Status speed_dims(uint32_t w, uint32_t h, const SpeedOptions& opt, SpeedDims* out, const char* feature,
+                  const char* planes) {
   SpeedDims d;
   d.orig_w = int(w);
   d.orig_h = int(h);
@@ -400,13 +401,14 @@ Status speed_dims(uint32_t w, uint32_t h, const SpeedOptions& opt, SpeedDims* ou
   d.sub_h = d.trunc_h - kSpeedBlock + 1;
   if (d.trunc_w == 0 || d.trunc_h == 0) {
     const int need = int(ceil(80.0 / opt.prescale));
-    return {Errc::unsupported, "speed_chroma needs chroma planes of at least 80x80 samples after the prescale (" +
+    return {Errc::unsupported, std::string(feature) + " needs " + planes +
+                                   " planes of at least 80x80 samples after the prescale (" +
                                    std::to_string(need) + "x" + std::to_string(need) + " at speed_prescale " +
                                    std::to_string(opt.prescale) + "), got " + std::to_string(w) + "x" +
                                    std::to_string(h)};
   }
   if (almost_one(opt.prescale) && (d.scaled_w != d.orig_w || d.scaled_h != d.orig_h))
-    return {Errc::unsupported, "speed_chroma: speed_prescale " + std::to_string(opt.prescale) +
+    return {Errc::unsupported, std::string(feature) + ": speed_prescale " + std::to_string(opt.prescale) +
                                    " is within 1e-3 of 1 (no resampling) but changes the size of a " +
                                    std::to_string(w) + "x" + std::to_string(h) +
                                    " plane; libvmaf then filters past the plane"};
@@ -769,6 +771,105 @@ Status SpeedChroma::compute(const Plane& ref_u, const Plane& ref_v, const Plane&
   const float su = channel(ref_u, dist_u, &err_u);
   const float sv = channel(ref_v, dist_v, &err_v);
   *out = speed_combine(su, err_u, sv, err_v, opt_.max_val);
+  return Status::ok();
+}
+
+// ------------------------------------------------------------------------------------------------------------------
+
+Status speed_temporal_check(uint32_t w, uint32_t h, unsigned bpc, const SpeedOptions& opt) {
+  if (bpc != 8 && bpc != 10 && bpc != 12 && bpc != 16)
+    return {Errc::unsupported, "speed_temporal: bit depth " + std::to_string(bpc) +
+                                   " (libvmaf's speed_temporal reads 8, 10, 12 and 16 bits)"};
+  VMAFX_TRY(speed_check_options(opt).prepend("speed_temporal"));
+  SpeedDims d;
+  VMAFX_TRY(speed_dims(w, h, opt, &d, "speed_temporal", "luma"));
+  if (d.rescale && d.scaled_h > d.orig_h)
+    return {Errc::unsupported, "speed_temporal: speed_prescale " + std::to_string(opt.prescale) + " makes the " +
+                                   std::to_string(h) + " rows " + std::to_string(d.scaled_h) +
+                                   " (libvmaf writes the prescaled frame past its frame buffers, which hold " +
+                                   std::to_string(h) + " rows)"};
+  return Status::ok();
+}
+
+Status SpeedTemporal::init(uint32_t w, uint32_t h, unsigned bpc, const SpeedOptions& opt, bool use_ref_diff) {
+  ready_ = false;
+  SpeedOptions o = opt;
+  o.weight_var_mode = 0;  // not an option of speed_temporal: libvmaf leaves it 0
+  VMAFX_TRY(speed_temporal_check(w, h, bpc, o));
+  VMAFX_TRY(speed_dims(w, h, o, &dims_, "speed_temporal", "luma"));
+  opt_ = o;
+  use_ref_diff_ = use_ref_diff;
+  bpc_ = bpc;
+  speed_filters(o.kernelscale, &filters_);
+  speed_scale_tables(dims_, o.prescale_method, &tables_);
+  const size_t n = size_t(dims_.orig_w) * dims_.orig_h;
+  a_.assign(n, 0.0f);
+  b_.assign(n, 0.0f);
+  scaled_.assign(dims_.rescale ? size_t(dims_.scaled_w) * dims_.scaled_h : 0, 0.0f);
+  dec_.assign(size_t(dims_.dec_w) * dims_.dec_h, 0.0f);
+  tmp_.assign(std::max(size_t(dims_.scaled_w), size_t(dims_.orig_w)) + size_t(dims_.dec_w) * dims_.dec_h, 0.0f);
+  ready_ = true;
+  return Status::ok();
+}
+
+Status SpeedTemporal::check_plane(const Plane& p, const char* which) const {
+  const std::string name = std::string("speed_temporal: ") + which + " plane";
+  if (!p.data) return {Errc::invalid_argument, name + " has no data"};
+  if (int(p.w) != dims_.orig_w || int(p.h) != dims_.orig_h)
+    return {Errc::unsupported, name + " is " + std::to_string(p.w) + "x" + std::to_string(p.h) + ", initialised for " +
+                                   std::to_string(dims_.orig_w) + "x" + std::to_string(dims_.orig_h)};
+  if (p.bpc != bpc_)
+    return {Errc::unsupported, name + " has " + std::to_string(p.bpc) + " bits, initialised for " +
+                                   std::to_string(bpc_)};
+  if (p.bytes != (bpc_ == 8 ? 1 : 2) || (p.bytes == 1 && p.shift != 0) || p.shift + p.bpc > 16)
+    return {Errc::unsupported, name + ": " + std::to_string(p.bytes) + "-byte samples, shift " +
+                                   std::to_string(p.shift) + " for " + std::to_string(p.bpc) + " bits"};
+  if (p.step < 1) return {Errc::invalid_argument, name + ": sample step 0"};
+  const ptrdiff_t row_bytes = (ptrdiff_t(p.w - 1) * p.step + 1) * p.bytes;
+  if (p.stride < row_bytes)
+    return {Errc::invalid_argument, name + ": stride " + std::to_string(p.stride) + " does not hold a row of " +
+                                        std::to_string(row_bytes) + " bytes"};
+  return Status::ok();
+}
+
+void SpeedTemporal::difference(const Plane& prev, const Plane& cur, float* out) const {
+  const size_t n = size_t(dims_.orig_w) * dims_.orig_h;
+  std::vector<float> c(n);
+  speed_load(prev, out, dims_.orig_w);
+  speed_load(cur, c.data(), dims_.orig_w);
+  for (size_t i = 0; i < n; i++) out[i] -= c[i];  // libvmaf's subtract_image: previous -= current
+}
+
+void SpeedTemporal::estimate_difference(const float* diff, SpeedEstimate* out) {
+  const float* src = diff;
+  ptrdiff_t stride = dims_.orig_w;
+  if (dims_.rescale) {
+    speed_prescale(tables_, dims_, diff, dims_.orig_w, scaled_.data(), dims_.scaled_w);
+    src = scaled_.data();
+    stride = dims_.scaled_w;
+  }
+  speed_antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
+  speed_subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
+  speed_estimate(dims_, dec_.data(), dims_.dec_w, out);
+}
+
+double SpeedTemporal::score(const SpeedEstimate& ref, const SpeedEstimate& dis) const {
+  bool singular = false;
+  return double(speed_channel_score(ref, dis, opt_, &singular));
+}
+
+Status SpeedTemporal::compute(const Plane& prev_ref, const Plane& prev_dist, const Plane& ref, const Plane& dist,
+                              double* out) {
+  if (!ready_) return {Errc::invalid_argument, "speed_temporal: compute before a successful init"};
+  VMAFX_TRY(check_plane(prev_ref, "previous reference"));
+  VMAFX_TRY(check_plane(prev_dist, "previous distorted"));
+  VMAFX_TRY(check_plane(ref, "reference"));
+  VMAFX_TRY(check_plane(dist, "distorted"));
+  difference(prev_ref, ref, a_.data());
+  difference(prev_dist, use_ref_diff_ ? ref : dist, b_.data());
+  estimate_difference(a_.data(), &ref_est_);
+  estimate_difference(b_.data(), &dis_est_);
+  out[0] = score(ref_est_, dis_est_);
   return Status::ok();
 }
 

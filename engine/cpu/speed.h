@@ -26,7 +26,7 @@
 // the oracle of the GPU kernels (engine/hip/kernels/speed_impl.h), which compute them bit for bit; finish runs on
 // the host for both.
 //
-// libvmaf's speed_temporal extractor shares this core (on luma frame differences); it is not implemented here.
+// libvmaf's speed_temporal extractor shares this core on luma frame differences (SpeedTemporal, at the end).
 #pragma once
 
 #include <cstddef>
@@ -73,8 +73,10 @@ struct SpeedDims {
   int sub_w = 0, sub_h = 0;        // trunc - 4: the covariance window
 };
 // The dimensions of a w x h chroma plane; unsupported (naming the minimum) when fewer than 5 x 5 decimated samples
-// remain, where libvmaf fails ("SpEED: image too small") and then reads out of its buffers.
-Status speed_dims(uint32_t w, uint32_t h, const SpeedOptions& opt, SpeedDims* out);
+// remain, where libvmaf fails ("SpEED: image too small") and then reads out of its buffers. `feature` and `planes`
+// name the extractor and its planes in the message (speed_temporal: "luma").
+Status speed_dims(uint32_t w, uint32_t h, const SpeedOptions& opt, SpeedDims* out,
+                  const char* feature = "speed_chroma", const char* planes = "chroma");
 
 // The filters: the antialias Gaussian (libvmaf's speed_get_antialias_filter) and the local-mean Gaussian
 // (vif_get_filter at scale 4), float taps.
@@ -173,5 +175,49 @@ class SpeedChroma {
   std::vector<float> load_, scaled_, dec_, tmp_;
   SpeedEstimate ref_est_, dis_est_;
 };
+
+// libvmaf's speed_temporal (speed.c, its second extractor): Speed_temporal_feature_speed_temporal_score of frame i
+// from the luma differences previous - current of the reference and of the distorted stream (with
+// speed_use_ref_diff, the distorted one is previous distorted - current reference), each loaded as above (sample -
+// 128, deeper samples divided) and subtracted in float, then the stages above on the two difference images and the
+// channel score (speed_channel_score with speed_weight_var_mode 0, which speed_temporal does not set). Not clipped:
+// libvmaf's speed_temporal ignores speed_max_val. Frame 0 scores 0. Its options are SpeedOptions' kernel scale,
+// prescale (method), sigma_nn and nn_floor; a prescale that enlarges the height is refused (libvmaf writes the
+// prescaled frame past its frame buffers, which hold the original height).
+class SpeedTemporal {
+ public:
+  // w x h luma of `bpc` bits (8, 10, 12, 16).
+  Status init(uint32_t w, uint32_t h, unsigned bpc, const SpeedOptions& opt, bool use_ref_diff);
+  // The score of a frame from the previous frame's reference and distorted luma and this frame's (host memory).
+  Status compute(const Plane& prev_ref, const Plane& prev_dist, const Plane& ref, const Plane& dist, double* out);
+  // The difference image of a pair (prev - cur, loaded as libvmaf loads them; w x h floats, row-major): the
+  // stage the GPU computes first.
+  void difference(const Plane& prev, const Plane& cur, float* out) const;
+  // One difference image (w x h floats) through every stage but finishing (the GPU's oracle).
+  void estimate_difference(const float* diff, SpeedEstimate* out);
+  // The score from the two difference images' estimates (host finishing, also the GPU's).
+  double score(const SpeedEstimate& ref, const SpeedEstimate& dis) const;
+
+  const SpeedDims& dims() const { return dims_; }
+  const SpeedFilters& filters() const { return filters_; }
+  const SpeedScaleTables& scale_tables() const { return tables_; }
+  const SpeedOptions& options() const { return opt_; }
+  bool use_ref_diff() const { return use_ref_diff_; }
+
+ private:
+  Status check_plane(const Plane& p, const char* which) const;
+
+  bool ready_ = false;
+  bool use_ref_diff_ = false;
+  unsigned bpc_ = 0;
+  SpeedOptions opt_;
+  SpeedDims dims_;
+  SpeedFilters filters_;
+  SpeedScaleTables tables_;
+  std::vector<float> a_, b_, scaled_, dec_, tmp_;
+  SpeedEstimate ref_est_, dis_est_;
+};
+// speed_temporal's checks of a geometry and options (the messages name the extractor).
+Status speed_temporal_check(uint32_t w, uint32_t h, unsigned bpc, const SpeedOptions& opt);
 
 }  // namespace vmafx::cpu

@@ -52,6 +52,7 @@ struct Frame {
   PictureView ref, dist;               // as submitted: dist at Plan::dist_geometry
   const PictureView* prev_ref = nullptr;       // the previous frame's reference (valid until this frame is done)
   const PictureView* prev_prev_ref = nullptr;  // two frames back, when a feature reads that far (Scorer keeps it)
+  const PictureView* prev_dist = nullptr;      // the previous frame's distorted picture, as submitted (dist geometry)
   std::vector<double> values;          // Plan::value_count entries, NaN where a feature did not run
   // Backend bookkeeping: the CPU backend counts the frame's tasks, the HIP backend joins its GPU and CPU parts.
   std::atomic<int> tasks{0};
@@ -61,6 +62,9 @@ struct Frame {
   // The CPU backend's copy of `dist` at the plan's geometry when the plan scales (its storage is the backend's).
   PictureView cpu_dist;
   std::unique_ptr<cpu::ScaledPicture> scaled;
+  // The same for prev_dist, when a feature reads it (kReadsPrevDist): the previous distorted picture scaled again.
+  PictureView cpu_prev_dist;
+  std::unique_ptr<cpu::ScaledPicture> scaled_prev;
 
   bool runs(const Instance& f) const { return scored || f.temporal; }
 };

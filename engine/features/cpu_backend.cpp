@@ -42,10 +42,12 @@ class CpuBackend final : public Backend {
   Status submit(Frame* f) override {
     int tasks = 0;
     bool reads_dist = false;
+    reads_prev_dist_ = false;
     for (const Instance& inst : plan_.features) {
       if (!f->runs(inst)) continue;
       tasks++;
       reads_dist = reads_dist || (inst.desc->reads & ~(kReadsRefLuma | kReadsPrevRef));
+      reads_prev_dist_ = reads_prev_dist_ || (inst.desc->reads & kReadsPrevDist);
     }
     if (tasks == 0) {
       done_(f, Status::ok());
@@ -54,18 +56,21 @@ class CpuBackend final : public Backend {
     f->tasks.store(tasks);
     f->task_status = Status::ok();
     f->cpu_dist = f->dist;
+    if (f->prev_dist) f->cpu_prev_dist = *f->prev_dist;
     {
       std::lock_guard<std::mutex> lk(mu_);
       in_flight_++;
     }
     const bool scale = plan_.scaler && reads_dist;
+    scale_prev_ = scale && reads_prev_dist_ && f->prev_dist;
     if (!scale) {
       queue_features(f);
     } else if (pool_) {
       // The frame's scaling is one task; its features follow it.
-      pool_->push([this, f](unsigned) { scale_then_queue(f); });
+      const bool prev = scale_prev_;
+      pool_->push([this, f, prev](unsigned) { scale_then_queue(f, prev); });
     } else {
-      scale_then_queue(f);
+      scale_then_queue(f, scale_prev_);
     }
     return Status::ok();
   }
@@ -89,16 +94,22 @@ class CpuBackend final : public Backend {
 
   // Scales the frame's distorted picture into storage of the frame (taken from a pool), then queues its features;
   // a failure fails every task of the frame.
-  void scale_then_queue(Frame* f) {
+  void scale_then_queue(Frame* f, bool scale_prev) {
     {
       std::lock_guard<std::mutex> lk(mu_);
-      if (!free_scaled_.empty()) {
-        f->scaled = std::move(free_scaled_.back());
-        free_scaled_.pop_back();
+      for (auto* p : {&f->scaled, &f->scaled_prev}) {
+        if (p == &f->scaled_prev && !scale_prev) continue;
+        if (!free_scaled_.empty()) {
+          *p = std::move(free_scaled_.back());
+          free_scaled_.pop_back();
+        }
       }
     }
     if (!f->scaled) f->scaled = std::make_unique<cpu::ScaledPicture>();
+    if (scale_prev && !f->scaled_prev) f->scaled_prev = std::make_unique<cpu::ScaledPicture>();
     Status s = plan_.scaler->scale(f->dist, f->scaled.get());
+    // A feature reading the previous distorted picture (speed_temporal) sees it at the scaled size too.
+    if (s && scale_prev) s = plan_.scaler->scale(*f->prev_dist, f->scaled_prev.get());
     if (!s) {
       s.prepend("scaling the distorted frame " + std::to_string(f->index));
       {
@@ -110,6 +121,7 @@ class CpuBackend final : public Backend {
       return;
     }
     f->cpu_dist = f->scaled->view;
+    if (scale_prev) f->cpu_prev_dist = f->scaled_prev->view;
     queue_features(f);
   }
 
@@ -120,6 +132,7 @@ class CpuBackend final : public Backend {
     v.dist = &f->cpu_dist;
     v.prev_ref = f->prev_ref;
     v.prev_prev_ref = f->prev_prev_ref;
+    v.prev_dist = f->prev_dist ? &f->cpu_prev_dist : nullptr;
     Status s = workers_[worker][i]->compute(v, f->values.data() + plan_.first_value[i]);
     if (!s) {
       s.prepend(std::string(plan_.features[i].desc->name) + " on frame " + std::to_string(f->index));
@@ -137,6 +150,7 @@ class CpuBackend final : public Backend {
       std::lock_guard<std::mutex> lk(mu_);
       st = f->task_status;
       if (f->scaled) free_scaled_.push_back(std::move(f->scaled));
+      if (f->scaled_prev) free_scaled_.push_back(std::move(f->scaled_prev));
     }
     done_(f, st);
     std::lock_guard<std::mutex> lk(mu_);
@@ -151,6 +165,7 @@ class CpuBackend final : public Backend {
   std::mutex mu_;
   std::condition_variable cv_;
   size_t in_flight_ = 0;
+  bool reads_prev_dist_ = false, scale_prev_ = false;  // of the frame being submitted (submit's thread only)
   std::vector<std::unique_ptr<cpu::ScaledPicture>> free_scaled_;
 };
 

@@ -8,6 +8,8 @@
 #include "cpu/cambi.h"
 #include "cpu/ciede.h"
 #include "cpu/float_adm.h"
+#include "cpu/float_ansnr.h"
+#include "cpu/float_psnr.h"
 #include "cpu/float_motion.h"
 #include "cpu/float_vif.h"
 #include "cpu/motion.h"
@@ -681,6 +683,137 @@ Status ciede_check(const Options&, const VideoGeometry& g) {
 Status ciede_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
   auto f = std::make_unique<CiedeFeature>();
   VMAFX_TRY(f->ciede.init(g.width, g.height, g.chroma, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+// ---- float_psnr, float_ansnr, float_moment ----
+namespace {
+class FloatPsnrFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::FloatPsnr psnr;
+  Status compute(const FrameView& f, double* out) override { return psnr.compute(luma(f.ref), luma(f.dist), out); }
+};
+class FloatAnsnrFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::FloatAnsnr ansnr;
+  Status compute(const FrameView& f, double* out) override { return ansnr.compute(luma(f.ref), luma(f.dist), out); }
+};
+class FloatMomentFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::FloatMoment moment;
+  Status compute(const FrameView& f, double* out) override { return moment.compute(luma(f.ref), luma(f.dist), out); }
+};
+}  // namespace
+
+std::vector<std::string> float_psnr_outputs(const Options&, const VideoGeometry&) { return {"float_psnr"}; }
+Status float_psnr_check(const Options&, const VideoGeometry& g) {
+  vmafx::cpu::FloatPsnr probe;
+  return probe.init(g.width, g.height, g.bit_depth);
+}
+Status float_psnr_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<FloatPsnrFeature>();
+  VMAFX_TRY(f->psnr.init(g.width, g.height, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+std::vector<std::string> float_ansnr_outputs(const Options&, const VideoGeometry&) {
+  return {"float_ansnr", "float_anpsnr"};
+}
+Status float_ansnr_check(const Options&, const VideoGeometry& g) {
+  return vmafx::cpu::float_ansnr_check(g.width, g.height, g.bit_depth);
+}
+Status float_ansnr_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<FloatAnsnrFeature>();
+  VMAFX_TRY(f->ansnr.init(g.width, g.height, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+std::vector<std::string> float_moment_outputs(const Options&, const VideoGeometry&) {
+  return {"float_moment_ref1st", "float_moment_dis1st", "float_moment_ref2nd", "float_moment_dis2nd"};
+}
+Status float_moment_check(const Options&, const VideoGeometry& g) {
+  vmafx::cpu::FloatMoment probe;
+  return probe.init(g.width, g.height, g.bit_depth);
+}
+Status float_moment_make(const Options&, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  auto f = std::make_unique<FloatMomentFeature>();
+  VMAFX_TRY(f->moment.init(g.width, g.height, g.bit_depth));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+// ---- speed_temporal ----
+namespace {
+class SpeedTemporalFeature final : public CpuFeature {
+ public:
+  vmafx::cpu::SpeedTemporal speed;
+  Status compute(const FrameView& f, double* out) override {
+    // libvmaf scores its first frame 0 (there is no difference yet).
+    if (f.index == 0 || !f.prev_ref || !f.prev_dist) {
+      out[0] = 0.0;
+      return Status::ok();
+    }
+    return speed.compute(luma(f.prev_ref), luma(f.prev_dist), luma(f.ref), luma(f.dist), out);
+  }
+};
+}  // namespace
+
+Status speed_temporal_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out, bool* use_ref_diff) {
+  vmafx::cpu::SpeedOptions s;
+  s.kernelscale = o.num("speed_kernelscale");
+  s.prescale = o.num("speed_prescale");
+  VMAFX_TRY(vmafx::cpu::speed_scale_method_from_name(o.text("speed_prescale_method"), &s.prescale_method));
+  s.sigma_nn = o.num("speed_sigma_nn");
+  s.nn_floor = o.num("speed_nn_floor");
+  s.max_val = o.num("speed_max_val");
+  s.weight_var_mode = 0;
+  VMAFX_TRY(vmafx::cpu::speed_check_options(s));
+  *out = s;
+  *use_ref_diff = o.flag("speed_use_ref_diff");
+  return Status::ok();
+}
+std::vector<std::string> speed_temporal_outputs(const Options&, const VideoGeometry&) { return {"speed_temporal"}; }
+Status speed_temporal_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::SpeedOptions s;
+  bool urd = false;
+  VMAFX_TRY(speed_temporal_cpu_options(o, &s, &urd));
+  return vmafx::cpu::speed_temporal_check(g.width, g.height, g.bit_depth, s);
+}
+Status speed_temporal_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  vmafx::cpu::SpeedOptions s;
+  bool urd = false;
+  VMAFX_TRY(speed_temporal_cpu_options(o, &s, &urd));
+  auto f = std::make_unique<SpeedTemporalFeature>();
+  VMAFX_TRY(f->speed.init(g.width, g.height, g.bit_depth, s, urd));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+// ---- ssimulacra2 ----
+namespace {
+class Ssimulacra2Feature final : public CpuFeature {
+ public:
+  vmafx::cpu::Ssimulacra2 s2;
+  Status compute(const FrameView& f, double* out) override { return s2.compute(*f.ref, *f.dist, out); }
+};
+}  // namespace
+Status ssimulacra2_cpu_options(const Options& o, const VideoGeometry& g, vmafx::cpu::Ssimulacra2Options* out) {
+  return vmafx::cpu::ssimulacra2_resolve(o.text("yuv_matrix"), o.text("yuv_range"), g.width, g.height, out);
+}
+std::vector<std::string> ssimulacra2_outputs(const Options&, const VideoGeometry&) { return {"ssimulacra2"}; }
+Status ssimulacra2_check(const Options& o, const VideoGeometry& g) {
+  vmafx::cpu::Ssimulacra2Options s;
+  VMAFX_TRY(ssimulacra2_cpu_options(o, g, &s));
+  return vmafx::cpu::ssimulacra2_check(g.width, g.height, g.bit_depth);
+}
+Status ssimulacra2_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFeature>* out) {
+  vmafx::cpu::Ssimulacra2Options s;
+  VMAFX_TRY(ssimulacra2_cpu_options(o, g, &s));
+  auto f = std::make_unique<Ssimulacra2Feature>();
+  VMAFX_TRY(f->s2.init(g.width, g.height, g.bit_depth, g.chroma, s));
   *out = std::move(f);
   return Status::ok();
 }

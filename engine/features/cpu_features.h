@@ -10,6 +10,7 @@
 #include "cpu/adm.h"
 #include "cpu/motion.h"
 #include "cpu/speed.h"
+#include "cpu/ssimulacra2.h"
 #include "cpu/cambi.h"
 #include "cpu/float_adm.h"
 #include "cpu/float_motion.h"
@@ -38,6 +39,11 @@ VMAFX_CPU_FEATURE_HOOKS(float_vif)
 VMAFX_CPU_FEATURE_HOOKS(float_adm)
 VMAFX_CPU_FEATURE_HOOKS(float_motion)
 VMAFX_CPU_FEATURE_HOOKS(ciede)
+VMAFX_CPU_FEATURE_HOOKS(float_psnr)
+VMAFX_CPU_FEATURE_HOOKS(float_ansnr)
+VMAFX_CPU_FEATURE_HOOKS(float_moment)
+VMAFX_CPU_FEATURE_HOOKS(speed_temporal)
+VMAFX_CPU_FEATURE_HOOKS(ssimulacra2)
 
 #undef VMAFX_CPU_FEATURE_HOOKS
 
@@ -48,6 +54,10 @@ unsigned motion_frames_back(const Options& o);
 vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);
 vmafx::cpu::MotionOptions motion_cpu_options(const Options& o);
 Status speed_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out);
+// ssimulacra2's yuv_matrix and yuv_range at this geometry (auto resolved).
+Status ssimulacra2_cpu_options(const Options& o, const VideoGeometry& g, vmafx::cpu::Ssimulacra2Options* out);
+// speed_temporal's options as cpu::SpeedTemporal takes them (speed_max_val is read but, as in libvmaf, unused).
+Status speed_temporal_cpu_options(const Options& o, vmafx::cpu::SpeedOptions* out, bool* use_ref_diff);
 
 // psnr: libvmaf's init of these options at this geometry; its temporal flag, stage inputs and stage (enable_apsnr).
 Status psnr_cpu_plan(const Options& o, const VideoGeometry& g, vmafx::cpu::PsnrPlan* out);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The feature table (table.h): every libvmaf 3.2 feature extractor with the features it provides and its options
-// as libvmaf declares them, and for those vmafx computes, the implementation (features/cpu_features.h).
+// as libvmaf declares them, the implementation (features/cpu_features.h); and SSIMULACRA 2, which is not libvmaf's.
 #include "features/table.h"
 
 #include <limits>
@@ -13,22 +13,25 @@ namespace {
 
 constexpr double kDblMax = std::numeric_limits<double>::max();
 
-// A libvmaf extractor vmafx does not compute: known by name so models and requests needing it are refused by name.
-FeatureDesc libvmaf_only(const char* name, std::vector<const char*> provides, std::vector<OptionDesc> options) {
-  return {name, std::move(provides), std::move(options), nullptr, {}, 0, false, nullptr, nullptr, nullptr, nullptr};
-}
-
 }  // namespace
 
 const std::vector<FeatureDesc>& table() {
   // libvmaf's registry order: a model feature resolves to the first extractor that provides it.
   static const std::vector<FeatureDesc> kTable = {
-  libvmaf_only("float_psnr",
+  {
+    "float_psnr",
     {"float_psnr"},
-    {}),
-  libvmaf_only("float_ansnr",
+    {},
+    &hooks::float_psnr_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_psnr_check,
+    &hooks::float_psnr_make, nullptr,
+  },
+  {
+    "float_ansnr",
     {"float_ansnr"},
-    {}),
+    {},
+    &hooks::float_ansnr_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_ansnr_check,
+    &hooks::float_ansnr_make, nullptr,
+  },
   {
     "float_adm",
     {"VMAF_feature_adm2_score", "VMAF_feature_aim_score", "VMAF_feature_adm3_score", "VMAF_feature_adm_scale0_score",
@@ -100,9 +103,13 @@ const std::vector<FeatureDesc>& table() {
     &hooks::float_motion_outputs, {"motion2", "motion3"}, kReadsRefLuma | kReadsPrevRef, true,
     &hooks::float_motion_check, &hooks::float_motion_make, &hooks::float_motion_stage, nullptr, ~0u, 1,
   },
-  libvmaf_only("float_moment",
+  {
+    "float_moment",
     {"float_moment"},
-    {}),
+    {},
+    &hooks::float_moment_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::float_moment_check,
+    &hooks::float_moment_make, nullptr,
+  },
   {
     "speed_chroma",
     {"Speed_chroma_feature_speed_chroma_u_score", "Speed_chroma_feature_speed_chroma_v_score",
@@ -119,17 +126,23 @@ const std::vector<FeatureDesc>& table() {
     &hooks::speed_chroma_outputs, {}, kReadsChroma, false, &hooks::speed_chroma_check, &hooks::speed_chroma_make,
     nullptr,
   },
-  libvmaf_only("speed_temporal",
+  {
+    "speed_temporal",
     {"Speed_temporal_feature_speed_temporal_score"},
     {
-      {"speed_kernelscale", "ks", OptType::real, true, 1, nullptr, 0.1, 4, false},
-      {"speed_prescale", "ps", OptType::real, true, 1, nullptr, 0.1, 4, false},
-      {"speed_prescale_method", "psm", OptType::text, true, 0, "nearest", 0, 0, false},
-      {"speed_sigma_nn", "snn", OptType::real, true, 0.29, nullptr, 0.1, 2, false},
-      {"speed_nn_floor", "nnf", OptType::real, true, 0, nullptr, 0, 1, false},
-      {"speed_max_val", "mxv", OptType::real, true, 1000, nullptr, 0, 1000, false},
-      {"speed_use_ref_diff", "urd", OptType::boolean, true, 0, nullptr, 0, 0, false},
-    }),
+      {"speed_kernelscale", "ks", OptType::real, true, 1, nullptr, 0.1, 4, true},
+      {"speed_prescale", "ps", OptType::real, true, 1, nullptr, 0.1, 4, true},
+      {"speed_prescale_method", "psm", OptType::text, true, 0, "nearest", 0, 0, true},
+      {"speed_sigma_nn", "snn", OptType::real, true, 0.29, nullptr, 0.1, 2, true},
+      {"speed_nn_floor", "nnf", OptType::real, true, 0, nullptr, 0, 1, true},
+      // libvmaf's speed_temporal declares it (it names scores) but never clips with it.
+      {"speed_max_val", "mxv", OptType::real, true, 1000, nullptr, 0, 1000, true},
+      {"speed_use_ref_diff", "urd", OptType::boolean, true, 0, nullptr, 0, 0, true},
+    },
+    // Frame i reads frame i - 1's reference and distorted luma; temporal: libvmaf runs it on every frame.
+    &hooks::speed_temporal_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsPrevRef | kReadsPrevDist, true,
+    &hooks::speed_temporal_check, &hooks::speed_temporal_make, nullptr,
+  },
   {
     "float_ms_ssim",
     {"float_ms_ssim"},
@@ -262,6 +275,17 @@ const std::vector<FeatureDesc>& table() {
     },
     &hooks::cambi_outputs, {}, kReadsRefLuma | kReadsDistLuma, false, &hooks::cambi_check, &hooks::cambi_make, nullptr,
     nullptr, 1,  // cambi_source and cambi_full_reference are written verbatim
+  },
+  // Not a libvmaf extractor: SSIMULACRA 2.1 (cpu/ssimulacra2.h). Its options do not name the score.
+  {
+    "ssimulacra2",
+    {"ssimulacra2"},
+    {
+      {"yuv_matrix", nullptr, OptType::text, false, 0, "auto", 0, 0, true},  // auto, bt601, bt709, bt2020
+      {"yuv_range", nullptr, OptType::text, false, 0, "auto", 0, 0, true},   // auto, limited, full
+    },
+    &hooks::ssimulacra2_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::ssimulacra2_check,
+    &hooks::ssimulacra2_make, nullptr,
   },
   };
   return kTable;

@@ -47,6 +47,7 @@ enum Reads : uint8_t {
   kReadsDistLuma = 2,
   kReadsChroma = 4,   // Cb and Cr of both pictures
   kReadsPrevRef = 8,  // the previous frame's reference luma
+  kReadsPrevDist = 16,  // the previous frame's distorted luma
 };
 
 struct FeatureDesc;
@@ -86,6 +87,7 @@ struct FrameView {
   const PictureView* dist = nullptr;
   const PictureView* prev_ref = nullptr;       // the previous frame's reference, null on the first frame
   const PictureView* prev_prev_ref = nullptr;  // the reference two frames back (features whose frames_back() is 2)
+  const PictureView* prev_dist = nullptr;      // the previous frame's distorted picture (kReadsPrevDist), null first
 };
 
 // A CPU implementation; one object per worker thread (it owns its scratch memory).
@@ -130,11 +132,12 @@ struct FeatureDesc {
   Status (*make_cpu)(const Options&, const VideoGeometry&, std::unique_ptr<CpuFeature>*) = nullptr;
   // The ordered stage; it may return null for options that need none (psnr without enable_apsnr).
   std::unique_ptr<OrderedStage> (*make_stage)(const Options&, const VideoGeometry&) = nullptr;
-  // How many previous references the feature reads with these options (null: 1 with kReadsPrevRef, else 0).
+  // How many previous frames the feature reads with these options (null: 1 with kReadsPrevRef or kReadsPrevDist,
+  // else 0).
   unsigned (*frames_back)(const Options&) = nullptr;
 
   unsigned references_back(const Options& o) const {
-    return frames_back ? frames_back(o) : (reads & kReadsPrevRef) ? 1u : 0u;
+    return frames_back ? frames_back(o) : (reads & (kReadsPrevRef | kReadsPrevDist)) ? 1u : 0u;
   }
   // How many of the per-frame outputs take the option suffix; libvmaf writes the others verbatim (cambi's
   // cambi_source and cambi_full_reference are not among its provided features, so its name dictionary leaves them

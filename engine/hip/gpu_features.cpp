@@ -15,12 +15,14 @@
 #include "hip/cambi_gpu.h"
 #include "hip/float_adm_gpu.h"
 #include "hip/float_motion_gpu.h"
+#include "hip/float_psnr_gpu.h"
 #include "hip/float_vif_gpu.h"
 #include "hip/motion_gpu.h"
 #include "hip/psnr_gpu.h"
 #include "hip/psnr_hvs_gpu.h"
 #include "hip/speed_gpu.h"
 #include "hip/ssim_gpu.h"
+#include "hip/ssimulacra2_gpu.h"
 #include "hip/vif_gpu.h"
 
 namespace vmafx::hip {
@@ -194,6 +196,59 @@ Status make_float_motion(const Instance& inst, const VideoGeometry& g, const std
   return Status::ok();
 }
 
+// float_psnr and float_moment have no options; 16-bit pictures of 2^21 pixels or more stay on the CPU (their double
+// sums may round there, which the kernel's exact integer sums would not reproduce).
+Status make_float_sums(FloatSumsGpu::Kind kind, const Instance&, const VideoGeometry& g,
+                       const std::shared_ptr<Device>& dev, unsigned slots, std::unique_ptr<GpuFeature>* out) {
+  std::unique_ptr<FloatSumsGpu> f;
+  Status s = FloatSumsGpu::create(dev, kind, g.width, g.height, g.bit_depth, slots, &f);
+  if (s.code() == Errc::unsupported) return Status::ok();
+  VMAFX_TRY(s);
+  *out = std::move(f);
+  return Status::ok();
+}
+Status make_float_psnr(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                       unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  return make_float_sums(FloatSumsGpu::Kind::psnr, inst, g, dev, slots, out);
+}
+Status make_float_moment(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                         unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  return make_float_sums(FloatSumsGpu::Kind::moment, inst, g, dev, slots, out);
+}
+Status make_float_ansnr(const Instance&, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
+                        std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+  std::unique_ptr<FloatAnsnrGpu> f;
+  VMAFX_TRY(FloatAnsnrGpu::create(dev, g.width, g.height, g.bit_depth, slots, &f));
+  *out = std::move(f);
+  return Status::ok();
+}
+
+// Every option of speed_temporal: the kernels are speed_chroma's on the frames' luma differences; the feature keeps
+// each frame's loaded luma for the next one (one instance, in order).
+Status make_speed_temporal(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                           unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  cpu::SpeedOptions o;
+  bool urd = false;
+  VMAFX_TRY(features::hooks::speed_temporal_cpu_options(inst.options, &o, &urd));
+  std::unique_ptr<SpeedTemporalGpu> s;
+  VMAFX_TRY(SpeedTemporalGpu::create(dev, g.width, g.height, g.bit_depth, o, urd, slots, &s));
+  *out = std::move(s);
+  needs->prev_ref = true;  // its absence marks a stream's first frame
+  return Status::ok();
+}
+
+// Every option of ssimulacra2 (matrix and range set the conversion constants).
+Status make_ssimulacra2(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev,
+                        unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+  cpu::Ssimulacra2Options o;
+  VMAFX_TRY(features::hooks::ssimulacra2_cpu_options(inst.options, g, &o));
+  std::unique_ptr<Ssimulacra2Gpu> s;
+  VMAFX_TRY(Ssimulacra2Gpu::create(dev, g.width, g.height, g.bit_depth, g.chroma, o, slots, &s));
+  *out = std::move(s);
+  needs->chroma = g.chroma != Chroma::k400;
+  return Status::ok();
+}
+
 struct GpuEntry {
   const char* name;
   Maker make;
@@ -212,6 +267,11 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"float_vif", &make_float_vif},
     {"float_adm", &make_float_adm},
     {"float_motion", &make_float_motion},
+    {"float_psnr", &make_float_psnr},
+    {"float_moment", &make_float_moment},
+    {"float_ansnr", &make_float_ansnr},
+    {"speed_temporal", &make_speed_temporal},
+    {"ssimulacra2", &make_ssimulacra2},
 };
 
 }  // namespace

@@ -32,8 +32,14 @@ Status speed_gpu_params(uint32_t luma_w, uint32_t luma_h, Chroma chroma, unsigne
     return {Errc::unsupported, "speed_chroma: bit depth " + std::to_string(bpc) +
                                    " (libvmaf's speed_chroma reads 8, 10, 12 and 16 bits)"};
   VMAFX_TRY(cpu::speed_check_options(opt));
+  cpu::SpeedDims dims;
+  VMAFX_TRY(cpu::speed_dims(chroma_width(chroma, luma_w), chroma_height(chroma, luma_h), opt, &dims));
+  return speed_gpu_params_for(dims, opt, out);
+}
+
+Status speed_gpu_params_for(const cpu::SpeedDims& dims, const cpu::SpeedOptions& opt, SpeedGpuParams* out) {
   SpeedGpuParams p;
-  VMAFX_TRY(cpu::speed_dims(chroma_width(chroma, luma_w), chroma_height(chroma, luma_h), opt, &p.dims));
+  p.dims = dims;
   const cpu::SpeedDims& d = p.dims;
   p.kdims = {d.orig_w,  d.orig_h,  d.scaled_w, d.scaled_h, d.rescale ? 1 : 0, d.dec_w, d.dec_h,
              d.trunc_w, d.trunc_h, d.blocks_w, d.blocks_h, d.blocks,          d.sub_w, d.sub_h};
@@ -202,6 +208,140 @@ Status SpeedGpu::read_stages(std::vector<float>* dec, std::vector<float>* ms) {
   VMAFX_TRY(device_->copy_async(CopyKind::device_to_host, dec->data(), dec_.data(), dec_.size()));
   VMAFX_TRY(device_->copy_async(CopyKind::device_to_host, ms->data(), ms_.data(), ms_.size()));
   return device_->synchronize();
+}
+
+// ---- speed_temporal -------------------------------------------------------------------------------------------
+
+Status SpeedTemporalGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, unsigned bpc,
+                                const cpu::SpeedOptions& opt, bool use_ref_diff, unsigned slots,
+                                std::unique_ptr<SpeedTemporalGpu>* out, const ModuleOptions& module_options) {
+  if (!out || !device || slots == 0) return {Errc::invalid_argument, "speed_temporal: bad arguments"};
+  out->reset();
+  cpu::SpeedOptions o = opt;
+  o.weight_var_mode = 0;  // as cpu::SpeedTemporal
+  VMAFX_TRY(cpu::speed_temporal_check(w, h, bpc, o));
+  std::unique_ptr<SpeedTemporalGpu> s(new SpeedTemporalGpu());
+  cpu::SpeedDims dims;
+  VMAFX_TRY(cpu::speed_dims(w, h, o, &dims, "speed_temporal", "luma"));
+  VMAFX_TRY(speed_gpu_params_for(dims, o, &s->params_));
+  s->w_ = w;
+  s->h_ = h;
+  s->bpc_ = bpc;
+  s->opt_ = o;
+  s->use_ref_diff_ = use_ref_diff;
+  s->slots_ = slots;
+  s->first_.assign(slots, true);
+  VMAFX_TRY(Module::load(device, "speed", &s->module_, module_options));
+  VMAFX_TRY(s->module_.function("speed_temporal_diff_kernel", &s->diff_k_));
+  VMAFX_TRY(s->module_.function("speed_prescale_float_kernel", &s->prescale_k_));
+  VMAFX_TRY(s->module_.function("speed_dec_kernel", &s->dec_k_));
+  VMAFX_TRY(s->module_.function("speed_mean_kernel", &s->mean_k_));
+  VMAFX_TRY(s->module_.function("speed_estimate_kernel", &s->estimate_k_));
+  const cpu::SpeedDims& d = s->params_.dims;
+  const size_t n = size_t(w) * h;
+  const size_t dec = size_t(d.dec_w) * size_t(d.dec_h) * 2;
+  const size_t ny = size_t(speed::kN) * size_t(d.blocks);
+  VMAFX_TRY(DeviceBuffer::create(device, 2 * 2 * n * 4, &s->cur_));  // two sets of (ref, dist)
+  VMAFX_TRY(DeviceBuffer::create(device, 2 * n * 4, &s->diff_));
+  VMAFX_TRY(DeviceBuffer::create(device, dec * 4, &s->dec_));
+  VMAFX_TRY(DeviceBuffer::create(device, dec * 4, &s->ms_));
+  VMAFX_TRY(DeviceBuffer::create(device, 3 * ny * 2 * 4, &s->work_));
+  VMAFX_TRY(DeviceBuffer::create(device, s->params_.out_floats * 2 * 4, &s->out_));
+  VMAFX_TRY(PinnedBuffer::create(device, s->params_.out_floats * 2 * 4 * slots, &s->readback_));
+  std::memset(s->readback_.data(), 0, s->readback_.size());
+  if (d.rescale) {
+    const cpu::SpeedScaleTables& t = s->params_.tables;
+    VMAFX_TRY(DeviceBuffer::create(device, size_t(d.scaled_w) * d.scaled_h * 2 * 4, &s->scaled_));
+    const size_t bytes[4] = {t.x.index.size() * 4, t.x.weight.size() * 4, t.y.index.size() * 4, t.y.weight.size() * 4};
+    VMAFX_TRY(DeviceBuffer::create(device, bytes[0] + bytes[1] + bytes[2] + bytes[3] + 16, &s->tables_));
+    uint8_t* base = s->tables_.as<uint8_t>();
+    const void* src[4] = {t.x.index.data(), t.x.weight.data(), t.y.index.data(), t.y.weight.data()};
+    size_t at = 0;
+    for (int k = 0; k < 4; ++k) {
+      if (bytes[k]) VMAFX_TRY(device->copy_async(CopyKind::host_to_device, base + at, src[k], bytes[k]));
+      at += bytes[k];
+    }
+    VMAFX_TRY(device->synchronize());  // the host tables may go; create() only
+  }
+  s->device_ = std::move(device);
+  *out = std::move(s);
+  return Status::ok();
+}
+
+Status SpeedTemporalGpu::enqueue(const FramePlanes& frame, unsigned slot) {
+  assert(slot < slots_ && frame.bpc == bpc_ && device_plane_fits(frame.ref[0], w_, h_, bpc_) &&
+         device_plane_fits(frame.dist[0], w_, h_, bpc_));
+  const cpu::SpeedDims& d = params_.dims;
+  const bool first = frame.prev_ref == nullptr;
+  first_[slot] = first;
+  speed::Images imgs{};
+  imgs.img[0] = image_arg(frame.ref[0], bpc_);
+  imgs.img[1] = image_arg(frame.dist[0], bpc_);
+  const size_t n = size_t(w_) * h_;
+  float* set0 = cur_.as<float>();
+  float* cur = set0 + (first ? 0 : size_t(1 - parity_)) * 2 * n;
+  const float* prev = set0 + size_t(parity_) * 2 * n;
+  parity_ = first ? 0 : 1 - parity_;
+  float* diff = diff_.as<float>();
+  const Dim3 tile{speed::kTileW, speed::kTileH, 1};
+  VMAFX_TRY(device_->launch(diff_k_, grid_2d(int(w_), int(h_), 1), tile, 0, imgs, vx_i32(w_), vx_i32(h_),
+                            vx_i32(use_ref_diff_ ? 1 : 0), vx_i32(first ? 1 : 0), cur, prev, diff));
+  if (first) return Status::ok();
+  speed::Dims kd = params_.kdims;
+  speed::Filters f = params_.filters;
+  const float* src = diff;
+  if (d.rescale) {
+    const cpu::SpeedScaleTables& t = params_.tables;
+    const uint8_t* base = tables_.as<uint8_t>();
+    speed::ScaleTables kt{};
+    kt.method = int(t.method);
+    kt.taps = t.x.taps;
+    kt.x_index = reinterpret_cast<const vx_i32*>(base);
+    kt.x_weight = reinterpret_cast<const float*>(base + t.x.index.size() * 4);
+    kt.y_index = reinterpret_cast<const vx_i32*>(base + (t.x.index.size() + t.x.weight.size()) * 4);
+    kt.y_weight = reinterpret_cast<const float*>(base + (t.x.index.size() + t.x.weight.size() + t.y.index.size()) * 4);
+    float* scaled = scaled_.as<float>();
+    const float* csrc = diff;
+    VMAFX_TRY(device_->launch(prescale_k_, grid_2d(d.scaled_w, d.scaled_h, 2), tile, 0, csrc, kt, kd, scaled));
+    src = scaled;
+  }
+  {
+    float* dec = dec_.as<float>();
+    VMAFX_TRY(device_->launch(dec_k_, grid_2d(d.dec_w, d.dec_h, 2), tile, 0, imgs, kd, f, src, dec));
+  }
+  {
+    const float* dec = dec_.as<float>();
+    float* ms = ms_.as<float>();
+    VMAFX_TRY(device_->launch(mean_k_, grid_2d(d.dec_w, d.dec_h, 2), tile, 0, kd, f, dec, ms));
+  }
+  {
+    const float* ms = ms_.as<float>();
+    float* work = work_.as<float>();
+    float* o = out_.as<float>();
+    VMAFX_TRY(device_->launch(estimate_k_, Dim3{2, 1, 1}, Dim3{speed::kThreads, 1, 1}, 0, kd, ms, work, o));
+  }
+  const size_t bytes = params_.out_floats * 2 * 4;
+  return device_->copy_async(CopyKind::device_to_host, readback_.data() + size_t(slot) * bytes, out_.data(), bytes);
+}
+
+bool SpeedTemporalGpu::estimates(unsigned slot, cpu::SpeedEstimate out[2]) const {
+  if (slot >= slots_ || first_[slot]) return false;
+  std::vector<float> v(params_.out_floats * 2);
+  std::memcpy(v.data(), readback_.data() + size_t(slot) * v.size() * 4, v.size() * 4);
+  for (int k = 0; k < 2; ++k) speed_gpu_estimate(v.data() + size_t(k) * params_.out_floats, params_, &out[k]);
+  return true;
+}
+
+Status SpeedTemporalGpu::finish(unsigned slot, double* out) {
+  if (slot >= slots_ || !out) return {Errc::invalid_argument, "speed_temporal: bad slot or output"};
+  cpu::SpeedEstimate e[2];
+  if (!estimates(slot, e)) {
+    out[0] = 0.0;  // a stream's first frame
+    return Status::ok();
+  }
+  bool singular = false;
+  out[0] = double(cpu::speed_channel_score(e[0], e[1], opt_, &singular));
+  return Status::ok();
 }
 
 }  // namespace vmafx::hip

@@ -36,6 +36,8 @@ struct SpeedGpuParams {
 };
 Status speed_gpu_params(uint32_t luma_w, uint32_t luma_h, Chroma chroma, unsigned bpc, const cpu::SpeedOptions& opt,
                         SpeedGpuParams* out);
+// The same for planes of the given dimensions (speed_temporal's luma).
+Status speed_gpu_params_for(const cpu::SpeedDims& dims, const cpu::SpeedOptions& opt, SpeedGpuParams* out);
 // The estimate of one image from the kernel's output (out_floats floats).
 void speed_gpu_estimate(const float* out, const SpeedGpuParams& p, cpu::SpeedEstimate* e);
 
@@ -85,6 +87,47 @@ class SpeedGpu final : public GpuFeature {
   DeviceBuffer work_;     // 4 x 3 x kN x blocks
   DeviceBuffer out_;      // 4 x out_floats
   PinnedBuffer readback_;  // 4 x out_floats per slot
+};
+
+// speed_temporal on the GPU, bit for bit with cpu::SpeedTemporal: per frame the loaded reference and distorted luma
+// (kept for the next frame) and the two difference images previous - current (speed_temporal_diff_kernel), then the
+// speed_chroma stages on those two images (prescale of float images, antialias at every 16th sample, local mean,
+// the estimate) and finish() with the CPU's cpu::speed_channel_score. A stream's first frame (no FramePlanes::prev_ref)
+// scores 0 and only loads. It keeps state between frames: one instance, frames in order (the serial lane).
+class SpeedTemporalGpu final : public GpuFeature {
+ public:
+  static Status create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, unsigned bpc,
+                       const cpu::SpeedOptions& opt, bool use_ref_diff, unsigned slots,
+                       std::unique_ptr<SpeedTemporalGpu>* out, const ModuleOptions& module_options = {});
+
+  const char* name() const override { return "speed_temporal"; }
+  size_t output_count() const override { return 1; }
+  // Reads frame.ref[0] and frame.dist[0]; frame.prev_ref only says whether a previous frame exists.
+  Status enqueue(const FramePlanes& frame, unsigned slot) override;
+  Status finish(unsigned slot, double* out) override;
+  // After the slot's work: the two difference images' estimates (tests); false for a first frame.
+  bool estimates(unsigned slot, cpu::SpeedEstimate out[2]) const;
+  const SpeedGpuParams& params() const { return params_; }
+
+ private:
+  SpeedTemporalGpu() = default;
+
+  std::shared_ptr<Device> device_;
+  Module module_;
+  TypedKernel<speed::speed_temporal_diff_kernel_fn> diff_k_;
+  TypedKernel<speed::speed_prescale_float_kernel_fn> prescale_k_;
+  TypedKernel<speed::speed_dec_kernel_fn> dec_k_;
+  TypedKernel<speed::speed_mean_kernel_fn> mean_k_;
+  TypedKernel<speed::speed_estimate_kernel_fn> estimate_k_;
+  uint32_t w_ = 0, h_ = 0;
+  unsigned bpc_ = 0, slots_ = 0;
+  cpu::SpeedOptions opt_;
+  bool use_ref_diff_ = false;
+  SpeedGpuParams params_;
+  unsigned parity_ = 0;            // the image set holding the last queued frame's loaded images
+  std::vector<uint8_t> first_;     // per slot: the frame was a stream's first (1), written by enqueue, read by finish
+  DeviceBuffer tables_, cur_, diff_, scaled_, dec_, ms_, work_, out_;
+  PinnedBuffer readback_;          // 2 x out_floats per slot
 };
 
 }  // namespace vmafx::hip

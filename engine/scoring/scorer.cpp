@@ -320,8 +320,10 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
     f.values.assign(plan_.value_count, NAN);
     // The previous entries stay until this frame is computed when a temporal feature reads them (advance()).
     const size_t n = entries_.size();
-    if (frames_back_ >= 1 && n >= 1 && entries_[n - 1]->frame.index + 1 == f.index)
+    if (frames_back_ >= 1 && n >= 1 && entries_[n - 1]->frame.index + 1 == f.index) {
       f.prev_ref = &entries_[n - 1]->frame.ref;
+      f.prev_dist = &entries_[n - 1]->frame.dist;
+    }
     if (frames_back_ >= 2 && n >= 2 && entries_[n - 2]->frame.index + 2 == f.index)
       f.prev_prev_ref = &entries_[n - 2]->frame.ref;
     entry->timestamp = pair.timestamp;

@@ -1062,5 +1062,52 @@ TEST(Properties, DefaultsAndDropInNames) {
   gst_object_unref(e);
 }
 
+// ssimulacra2 converts with the reference caps' colorimetry: full-range BT.2020 caps (rawvideoparse colorimetry
+// 1:6:0:0) give the engine's yuv_matrix=bt2020:yuv_range=full scores, plain caps (GStreamer's default for 320x240,
+// BT.601 limited) the reference tool's scores of tests/data/ssimulacra2/sample.json.
+TEST(FeatureOptions, Ssimulacra2TakesTheCapsColorimetry) {
+  REQUIRE_GST();
+  const std::string dir = temp_path("s2_sample");
+  const std::string ref = dir + "_ref.yuv", dist = dir + "_dist.yuv";
+  const std::string src = project_source_dir() + "/samples/sample_320x240_";
+  ASSERT_EQ(std::system(("gunzip -c " + src + "ref.yuv.gz > " + ref + " && gunzip -c " + src + "dist.yuv.gz > " +
+                         dist).c_str()),
+            0);
+  auto launch = [&](const std::string& colorimetry) {
+    const std::string c = colorimetry.empty() ? "" : " colorimetry=" + colorimetry;
+    return raw_yuv_source(ref, 320, 240, 8) + c + " ! v.ref_sink " + raw_yuv_source(dist, 320, 240, 8) + c +
+           " ! v.dist_sink vmafxhip name=v threads=2 backend=cpu model-filename=\"\" frame-message=true "
+           "features=ssimulacra2 ! fakesink";
+  };
+  PairClips clips;
+  ASSERT_TRUE(open_sample_pair(&clips).is_ok());
+  ScorerConfig cfg;
+  cfg.models.clear();
+  cfg.features = {{"ssimulacra2", {{"yuv_matrix", "bt2020"}, {"yuv_range", "full"}}}};
+  FrameLog log;
+  std::unique_ptr<Scorer> scorer;
+  ASSERT_TRUE(make_scorer(cfg, {320, 240, 8, Chroma::k420}, &log, &scorer).is_ok());
+  for (size_t i = 0; i < clips.ref.frames(); i++)
+    ASSERT_TRUE(scorer->submit(frame_pair(clips.ref.frame(i), clips.dist.frame(i), int64_t(i), i)).is_ok());
+  ASSERT_TRUE(scorer->flush().is_ok());
+  const RunResult full = run_pipeline(launch("1:6:0:0"));
+  ASSERT_TRUE(full.eos) << full.describe_errors();
+  ASSERT_EQ(full.frames.size(), log.size());
+  for (size_t i = 0; i < full.frames.size(); i++)
+    EXPECT_EQ(get_double(full.frames[i].get(), "ssimulacra2"), log.frames()[i].get("ssimulacra2", scorer->score_names()))
+        << i;
+  Oracle o;
+  ASSERT_TRUE(load_oracle(project_data_dir() + "/ssimulacra2/sample.json", &o).is_ok());
+  const RunResult plain = run_pipeline(launch(""));
+  ASSERT_TRUE(plain.eos) << plain.describe_errors();
+  ASSERT_EQ(plain.frames.size(), o.frames.size());
+  for (size_t i = 0; i < plain.frames.size(); i++) {
+    EXPECT_NEAR(get_double(plain.frames[i].get(), "ssimulacra2"), o.frames[i].at("ssimulacra2"),
+                kSsimulacra2VsReference)
+        << i;
+    EXPECT_NE(get_double(plain.frames[i].get(), "ssimulacra2"), get_double(full.frames[i].get(), "ssimulacra2"));
+  }
+}
+
 }  // namespace
 }  // namespace vmafx::test

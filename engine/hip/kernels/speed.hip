@@ -17,6 +17,34 @@ VMAFX_KERNEL vxs::speed_prescale_kernel_fn speed_prescale_kernel;
 VMAFX_KERNEL vxs::speed_dec_kernel_fn speed_dec_kernel;
 VMAFX_KERNEL vxs::speed_mean_kernel_fn speed_mean_kernel;
 VMAFX_KERNEL vxs::speed_estimate_kernel_fn speed_estimate_kernel;
+VMAFX_KERNEL vxs::speed_temporal_diff_kernel_fn speed_temporal_diff_kernel;
+VMAFX_KERNEL vxs::speed_prescale_float_kernel_fn speed_prescale_float_kernel;
+
+VMAFX_KERNEL void speed_temporal_diff_kernel(vxs::Images imgs, vx_i32 w, vx_i32 h, vx_i32 use_ref_diff,
+                                             vx_i32 first, float* cur, const float* prev, float* diff) {
+  const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  if (x >= w || y >= h) return;
+  const vx_i64 n = (vx_i64)w * h, at = (vx_i64)y * w + x;
+  const float p[2] = {first ? 0.0f : prev[at], first ? 0.0f : prev[n + at]};
+  float c[2], d[2];
+  vxs::temporal_difference(imgs.img[0], imgs.img[1], use_ref_diff, x, y, p, c, d);
+  cur[at] = c[0];
+  cur[n + at] = c[1];
+  if (!first) {
+    diff[at] = d[0];
+    diff[n + at] = d[1];
+  }
+}
+
+VMAFX_KERNEL void speed_prescale_float_kernel(const float* src, vxs::ScaleTables t, vxs::Dims d, float* scaled) {
+  const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)(blockIdx.y * blockDim.y + threadIdx.y);
+  const int z = (int)blockIdx.z;
+  if (x >= d.scaled_w || y >= d.scaled_h) return;
+  vxs::FloatSource s;
+  s.p = src + z * (vx_i64)d.orig_w * d.orig_h;
+  s.stride = d.orig_w;
+  scaled[z * (vx_i64)d.scaled_w * d.scaled_h + (vx_i64)y * d.scaled_w + x] = vxs::prescale_from(s, t, x, y);
+}
 
 VMAFX_KERNEL void speed_prescale_kernel(vxs::Images imgs, vxs::ScaleTables t, vxs::Dims d, float* scaled) {
   const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x), y = (int)(blockIdx.y * blockDim.y + threadIdx.y);

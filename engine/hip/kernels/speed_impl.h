@@ -99,15 +99,16 @@ VX_HD float load(const ImageArg& a, int x, int y) {
   return (float)(vx_u16)word / scaler + (float)(-128);
 }
 
-// Pixel (x, y) of the prescaled image: cpu::speed_prescale.
-VX_HD float prescale_at(const ImageArg& a, const ScaleTables& t, int x, int y) {
-  if (t.method == 0) return load(a, t.x_index[x], t.y_index[y]);
+// Pixel (x, y) of the prescaled image of src (src(x, y): a float value): cpu::speed_prescale.
+template <class Src>
+VX_HD float prescale_from(const Src& src, const ScaleTables& t, int x, int y) {
+  if (t.method == 0) return src(t.x_index[x], t.y_index[y]);
   if (t.method == 1) {
     const int y1 = t.y_index[2 * y], y2 = t.y_index[2 * y + 1];
     const int x1 = t.x_index[2 * x], x2 = t.x_index[2 * x + 1];
     const float dy = t.y_weight[y], dx = t.x_weight[x];
-    return (1 - dy) * (1 - dx) * load(a, x1, y1) + (1 - dy) * dx * load(a, x2, y1) + dy * (1 - dx) * load(a, x1, y2) +
-           dy * dx * load(a, x2, y2);
+    return (1 - dy) * (1 - dx) * src(x1, y1) + (1 - dy) * dx * src(x2, y1) + dy * (1 - dx) * src(x1, y2) +
+           dy * dx * src(x2, y2);
   }
   const int taps = t.taps;
   const bool lanczos = t.method == 3;
@@ -120,7 +121,7 @@ VX_HD float prescale_at(const ImageArg& a, const ScaleTables& t, int x, int y) {
     for (int i = 0; i < taps; i++) {
       const float w = xw[i] * yw[j];
       if (lanczos) weight_sum += w;
-      value += load(a, xi[i], yi[j]) * w;
+      value += src(xi[i], yi[j]) * w;
     }
   }
   return lanczos ? value / weight_sum : value;
@@ -139,6 +140,23 @@ struct PlaneSource {
   ImageArg a;
   VX_HD float operator()(int x, int y) const { return load(a, x, y); }
 };
+
+// Pixel (x, y) of a plane's prescaled image.
+VX_HD float prescale_at(const ImageArg& a, const ScaleTables& t, int x, int y) {
+  PlaneSource src;
+  src.a = a;
+  return prescale_from(src, t, x, y);
+}
+
+// speed_temporal (cpu::SpeedTemporal): the two images of a frame, previous minus current loaded sample (the
+// distorted image's current sample is the reference's with use_ref_diff).
+VX_HD void temporal_difference(const ImageArg& ref, const ImageArg& dist, int use_ref_diff, int x, int y,
+                               const float prev[2], float cur[2], float diff[2]) {
+  cur[0] = load(ref, x, y);
+  cur[1] = load(dist, x, y);
+  diff[0] = prev[0] - cur[0];
+  diff[1] = prev[1] - (use_ref_diff ? cur[0] : cur[1]);
+}
 
 // Decimated pixel (i, j): the antialias filter of the w x h image at (16 i, 16 j), vertical sums first
 // (cpu::speed_antialias_dec16).
@@ -417,6 +435,12 @@ typedef void speed_prescale_kernel_fn(Images imgs, ScaleTables t, Dims d, float*
 typedef void speed_dec_kernel_fn(Images imgs, Dims d, Filters f, const float* scaled, float* dec);
 typedef void speed_mean_kernel_fn(Dims d, Filters f, const float* dec, float* ms);
 typedef void speed_estimate_kernel_fn(Dims d, const float* ms, float* work, float* out);
+// speed_temporal: cur and prev hold a frame's loaded ref and dist images (orig_w x orig_h floats each); diff gets
+// the two difference images (first: a stream's first frame, only cur is written). imgs.img[0..1]: ref, dist luma.
+typedef void speed_temporal_diff_kernel_fn(Images imgs, vx_i32 w, vx_i32 h, vx_i32 use_ref_diff, vx_i32 first,
+                                           float* cur, const float* prev, float* diff);
+// The prescale of float images (orig_w x orig_h each, blockIdx.z picks one) into scaled_w x scaled_h each.
+typedef void speed_prescale_float_kernel_fn(const float* src, ScaleTables t, Dims d, float* scaled);
 
 }  // namespace speed
 }  // namespace hip
