@@ -604,6 +604,9 @@ TEST(Seek, FlushingSeekMidStreamRestartsScoringCleanly) {
   ASSERT_TRUE(seeked);
   ASSERT_TRUE(r.eos) << r.describe_errors();
   EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  // A flushing seek says nothing (the frames before the seek target lie outside the new segment and are clipped).
+  for (const auto& w : r.warnings) EXPECT_NE(w.source, "v") << w.text;
+  for (const auto& m : r.infos) EXPECT_EQ(m.text.find("out-of-segment"), std::string::npos) << m.text;
   // The new session starts with index 0 at the seek target.
   size_t start = r.frames.size();
   for (size_t i = 0; i < r.frames.size(); i++) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -889,6 +890,260 @@ TEST(Preroll, TheSinkPrerollsAfterDecodebinOnTheOtherBranch) {
     ASSERT_LT(at("sink"), long(paused.size())) << order;
     EXPECT_LT(at("dec"), at("sink")) << "run " << run_i << ": READY -> PAUSED order " << order;
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The scheduling regressions: each of these failed before the element's scheduling became StreamPairing and
+// ScoringSession (the matrix in test_gst_matrix.cpp covers the shapes at large).
+
+// A buffer of w x h with content index i, for feeds whose caps change.
+struct Buf {
+  unsigned w, h, content;
+  GstClockTime pts;
+};
+
+std::vector<Buf> bufs(unsigned from, unsigned to, unsigned w, unsigned h, unsigned content_shift = 0) {
+  std::vector<Buf> v;
+  for (unsigned i = from; i < to; i++) v.push_back({w, h, i + content_shift, i * 40 * GST_MSECOND});
+  return v;
+}
+
+std::string caps_of(unsigned w, unsigned h) {
+  return "video/x-raw,format=I420,width=" + std::to_string(w) + ",height=" + std::to_string(h) + ",framerate=25/1";
+}
+
+// Two appsrc feeds; a change of size sets new caps on the appsrc before the buffer (a caps change mid-stream).
+RunResult run_feeds(const std::vector<Buf>& ref, const std::vector<Buf>& dist, const std::string& props) {
+  RunOptions opt;
+  std::vector<std::thread> feeders;
+  opt.setup = [&](GstElement* pipeline) {
+    for (int k = 0; k < 2; k++) {
+      GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), k == 0 ? "r" : "d");
+      const std::vector<Buf>* feed = k == 0 ? &ref : &dist;
+      feeders.emplace_back([src, feed] {
+        unsigned w = 0, h = 0;
+        for (const Buf& b : *feed) {
+          if (b.w != w || b.h != h) {
+            GstCaps* c = gst_caps_from_string(caps_of(b.w, b.h).c_str());
+            gst_app_src_set_caps(GST_APP_SRC(src), c);
+            gst_caps_unref(c);
+            w = b.w;
+            h = b.h;
+          }
+          gst_app_src_push_buffer(GST_APP_SRC(src), ramp_frame(b.w, b.h, b.content, b.pts, 40 * GST_MSECOND));
+        }
+        gst_app_src_end_of_stream(GST_APP_SRC(src));
+        gst_object_unref(src);
+      });
+    }
+  };
+  const RunResult r = run("appsrc name=r format=time ! v.ref_sink appsrc name=d format=time ! v.dist_sink vmafxhip "
+                          "name=v threads=1 psnr=true " + props + " ! fakesink",
+                          opt);
+  for (auto& t : feeders) t.join();
+  return r;
+}
+
+// Both pads change size at frame 10: the frames before are read and scored with their own caps, those after with
+// the new ones; each part equals a run of that part alone (the second starts with motion 0, as a stream does).
+TEST(Scheduling, ACapsChangeOnBothPadsScoresEachPartWithItsCaps) {
+  REQUIRE_GST();
+  auto join = [](std::vector<Buf> a, const std::vector<Buf>& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
+  const RunResult r = run_feeds(join(bufs(0, 10, 64, 48), bufs(10, 20, 96, 72)),
+                                join(bufs(0, 10, 64, 48, 1), bufs(10, 20, 96, 72, 1)), "");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), 20u);
+  const RunResult a = run_feeds(bufs(0, 10, 64, 48), bufs(0, 10, 64, 48, 1), "");
+  const RunResult b = run_feeds(bufs(10, 20, 96, 72), bufs(10, 20, 96, 72, 1), "");
+  ASSERT_EQ(a.frames.size(), 10u);
+  ASSERT_EQ(b.frames.size(), 10u);
+  for (unsigned i = 0; i < 20; i++) {
+    const GstStructure* want = i < 10 ? a.frames[i].get() : b.frames[i - 10].get();
+    EXPECT_EQ(get_int(r.frames[i].get(), "index"), gint(i));
+    for (const char* f : {"score", "psnr-y", "integer-vif-scale0", "integer-adm2", "integer-motion2"})
+      EXPECT_EQ(get_double(r.frames[i].get(), f), get_double(want, f)) << "frame " << i << " " << f;
+  }
+  bool said = false;
+  for (const auto& m : r.infos) said = said || m.text.find("caps change") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+// Only the reference changes: the distorted frames are then scaled to the reference's new size, said once; the
+// frames queued before the change are still read with the caps they came with.
+TEST(Scheduling, ACapsChangeOnTheReferenceKeepsTheQueuedFramesCaps) {
+  REQUIRE_GST();
+  std::vector<Buf> ref = bufs(0, 10, 64, 48);
+  for (const Buf& b : bufs(10, 20, 128, 96)) ref.push_back(b);
+  const RunResult r = run_feeds(ref, bufs(0, 20, 64, 48, 1), "");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), 20u);
+  const RunResult a = run_feeds(bufs(0, 10, 64, 48), bufs(0, 10, 64, 48, 1), "");
+  for (unsigned i = 0; i < 10; i++) {
+    EXPECT_FALSE(gst_structure_has_field(r.frames[i].get(), "scaled-from")) << i;
+    EXPECT_EQ(get_double(r.frames[i].get(), "psnr-y"), get_double(a.frames[i].get(), "psnr-y")) << i;
+  }
+  for (unsigned i = 10; i < 20; i++) {
+    const gchar* from = gst_structure_get_string(r.frames[i].get(), "scaled-from");
+    EXPECT_STREQ(from, "64x48") << i;
+  }
+  size_t said = 0;
+  for (const auto& m : r.infos) said += m.text.find("are scaled to the reference's 128x96") != std::string::npos;
+  EXPECT_EQ(said, 1u);
+}
+
+// auto-sync with dist-offset: the search is centred on dist-offset and the offset it finds is the whole offset
+// (it was added to dist-offset: 33 instead of 99.9).
+TEST(Scheduling, AutoSyncWithDistOffsetCountsTheOffsetOnce) {
+  REQUIRE_GST();
+  const RunResult r = run_appsrc(regular(60), delayed(60, 2), "auto-sync=true dist-offset=2");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 58u);
+  for (const auto& f : r.frames) {
+    const double psnr = get_double(f.get(), "psnr-y");
+    EXPECT_TRUE(std::isinf(psnr) || psnr >= 60.0) << "a mispaired frame: psnr-y " << psnr;
+    EXPECT_EQ(get_uint64(f.get(), "distorted-timestamp"), get_uint64(f.get(), "reference-timestamp") + 80 * GST_MSECOND);
+  }
+  bool synced = false;
+  for (const auto& m : r.others)
+    if (std::string(gst_structure_get_string(m.get(), "type")) == "sync")
+      synced = get_int(m.get(), "offset", -99) == 2;
+  EXPECT_TRUE(synced);
+}
+
+// A dist-offset of a million frames is taken (it was refused with a GLib warning and stayed 0): every frame is left
+// out for it and counted.
+TEST(Scheduling, AHugeDistOffsetIsTakenAndCounted) {
+  REQUIRE_GST();
+  GstElement* v = gst_element_factory_make("vmafxhip", nullptr);
+  ASSERT_TRUE(v);
+  g_object_set(v, "dist-offset", 1000000, nullptr);
+  gint got = 0;
+  g_object_get(v, "dist-offset", &got, nullptr);
+  EXPECT_EQ(got, 1000000);
+  gst_object_unref(v);
+  const RunResult r = run_appsrc(regular(10), regular(10), "dist-offset=1000000");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(pooled_u64(r, "skipped-offset"), 10u);
+  EXPECT_TRUE(r.frames.empty());
+}
+
+// A decoder bin on the distorted branch links its pad only once it knows the stream; the reference fills the
+// element's hold meanwhile. That was "dist_sink is not linked" 8 times of 8.
+TEST(Scheduling, ADecoderBinLinkedLateIsNormal) {
+  REQUIRE_GST();
+  REQUIRE_ELEMENTS("x264enc", "avdec_h264", "matroskamux", "h264parse");
+  const std::string mkv = temp_path("late-link.mkv");
+  const std::string caps = caps_of(160, 120);
+  RunResult made = run("videotestsrc num-buffers=40 pattern=ball ! " + caps +
+                       " ! x264enc speed-preset=ultrafast ! h264parse ! matroskamux ! filesink location=\"" + mkv + "\"");
+  ASSERT_TRUE(made.eos) << made.describe_errors();
+  for (const char* bin : {"decodebin", "decodebin3"}) {
+    RunOptions o;
+    o.via_paused = true;
+    const RunResult r = run("videotestsrc num-buffers=40 pattern=ball ! " + caps + " ! v.ref_sink filesrc location=\"" +
+                                mkv + "\" ! " + bin + " ! v.dist_sink vmafxhip name=v max-reference-frames=5 ! fakesink",
+                            o);
+    ASSERT_TRUE(r.eos) << bin << r.describe_errors();
+    EXPECT_TRUE(r.errors.empty()) << bin << r.describe_errors();
+    EXPECT_EQ(r.frames.size(), 40u) << bin;
+  }
+}
+
+// One source teed to both pads without queues: one thread feeds both pads. It stalled 30 s, then failed saying
+// dist_sink had received nothing.
+TEST(Scheduling, ATeeWithoutQueuesPairsEveryFrame) {
+  REQUIRE_GST();
+  const RunResult r = run("videotestsrc num-buffers=50 pattern=ball ! " + caps_of(64, 48) +
+                          " ! tee name=t t. ! v.ref_sink t. ! v.dist_sink vmafxhip name=v psnr=true ! fakesink");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 50u);
+  expect_identical_pairs(r, "tee without queues");
+}
+
+// An application pushes a batch into two appsrc and waits without an end of stream: the pipeline must preroll and
+// play, and the output must flow (the preroll hold never released: READY, nothing out of src).
+TEST(Scheduling, AnAppsrcBatchWithoutEosPrerollsAndPlays) {
+  REQUIRE_GST();
+  RunOptions opt;
+  opt.via_paused = true;
+  std::thread feeder;
+  std::atomic<guint> out{0};
+  opt.setup = [&](GstElement* pipeline) {
+    GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    GstPad* sp = gst_element_get_static_pad(sink, "sink");
+    gst_pad_add_probe(sp, GST_PAD_PROBE_TYPE_BUFFER,
+                      [](GstPad*, GstPadProbeInfo*, gpointer d) {
+                        static_cast<std::atomic<guint>*>(d)->fetch_add(1);
+                        return GST_PAD_PROBE_OK;
+                      },
+                      &out, nullptr);
+    gst_object_unref(sp);
+    gst_object_unref(sink);
+    feeder = std::thread([pipeline] {
+      GstElement* src[2] = {gst_bin_get_by_name(GST_BIN(pipeline), "r"), gst_bin_get_by_name(GST_BIN(pipeline), "d")};
+      for (unsigned i = 0; i < 10; i++)
+        for (GstElement* e : src) gst_app_src_push_buffer(GST_APP_SRC(e), ramp_frame(64, 48, i, i * 40 * GST_MSECOND, 40 * GST_MSECOND));
+      GstState st = GST_STATE_NULL;
+      for (int k = 0; k < 300 && st != GST_STATE_PLAYING; k++) gst_element_get_state(pipeline, &st, nullptr, 100 * GST_MSECOND);
+      for (GstElement* e : src) {
+        gst_app_src_end_of_stream(GST_APP_SRC(e));
+        gst_object_unref(e);
+      }
+    });
+  };
+  const RunResult r = run("appsrc name=r format=time caps=\"" + caps_of(64, 48) + "\" ! v.ref_sink appsrc name=d "
+                          "format=time caps=\"" + caps_of(64, 48) + "\" ! v.dist_sink vmafxhip name=v ! fakesink name=sink",
+                          opt);
+  feeder.join();
+  EXPECT_TRUE(r.reached_playing) << "the pipeline never played with the batch waiting";
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 10u);
+  EXPECT_EQ(out.load(), 10u);
+}
+
+// src not linked: GStreamer's not-linked error, never a hang (it stayed up in some runs after the pooled message).
+TEST(Scheduling, AnUnlinkedSrcIsTheNotLinkedError) {
+  REQUIRE_GST();
+  for (int i = 0; i < 5; i++) {
+    const RunResult r = run("videotestsrc num-buffers=20 ! " + caps_of(64, 48) + " ! v.ref_sink videotestsrc "
+                            "num-buffers=20 ! " + caps_of(64, 48) + " ! v.dist_sink vmafxhip name=v");
+    ASSERT_FALSE(r.timed_out);
+    bool not_linked = false;
+    for (const auto& e : r.errors) not_linked = not_linked || e.debug.find("not-linked") != std::string::npos;
+    EXPECT_TRUE(not_linked) << r.describe_errors();
+  }
+}
+
+// A distorted stream of another display aspect ratio is an error naming both sizes unless allow-stretch=true; of the
+// same aspect it is scaled, said once as INFO, and the pooled message says from what.
+TEST(Scheduling, ScalingIsAnnouncedAndStretchingNeedsAllowStretch) {
+  REQUIRE_GST();
+  const std::string ref = "videotestsrc num-buffers=5 ! " + caps_of(64, 48) + " ! v.ref_sink ";
+  RunResult r = run(ref + "videotestsrc num-buffers=5 ! " + caps_of(32, 24) + " ! v.dist_sink vmafxhip name=v ! fakesink");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 5u);
+  ASSERT_EQ(r.pooled.size(), 1u);
+  EXPECT_STREQ(gst_structure_get_string(r.pooled[0].get(), "scaled-from"), "32x24");
+  size_t said = 0;
+  for (const auto& m : r.infos) said += m.text.find("scaled to the reference's 64x48 (bicubic)") != std::string::npos;
+  EXPECT_EQ(said, 1u);
+  r = run(ref + "videotestsrc num-buffers=5 ! " + caps_of(64, 24) + " ! v.dist_sink vmafxhip name=v ! fakesink");
+  const auto e = r.element_errors();
+  ASSERT_EQ(e.size(), 1u) << r.describe_errors();
+  EXPECT_EQ(e[0].code, GST_CORE_ERROR_NEGOTIATION);
+  EXPECT_NE(e[0].text.find("64x24"), std::string::npos) << e[0].text;
+  EXPECT_NE(e[0].text.find("aspect"), std::string::npos) << e[0].text;
+  EXPECT_EQ(e[0].text.find("videoscale"), std::string::npos) << e[0].text;
+  r = run(ref + "videotestsrc num-buffers=5 ! " + caps_of(64, 24) +
+          " ! v.dist_sink vmafxhip name=v allow-stretch=true ! fakesink");
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_EQ(r.frames.size(), 5u);
 }
 
 }  // namespace
