@@ -610,9 +610,27 @@ void StreamPairing::add_pad(unsigned pad, int offset, bool auto_sync) {
   ps.applied_offset = offset;
   ps.sync_done = !auto_sync;
   ps.last_activity = SteadyClock::now();
-  if (pad != kRefPad && m.ref_started) {
+  if (pad != kRefPad && m.ref_started && !ps.had_frame) {
+    // Requested after the reference started (gst-launch-1.0 requests a pad linked from decodebin only once decodebin
+    // exposes its pad): it takes the reference frames still held for the others too; those older than its first
+    // frame are let go at that frame, uncounted.
     ps.started = false;
     ps.counts.late_join = true;
+    for (Impl::RefEntry& e : m.ref_q)
+      if (!e.needs(pad)) {
+        e.needers.push_back(pad);
+        ps.counts.ref_frames++;
+      }
+    // dist_sink still unlinked beside request pads: a ladder of request pads alone; it is not waited for.
+    auto d = m.pads.find(kDistPad);
+    if (pad > kDistPad && d != m.pads.end() && !d->second.had_frame && !d->second.inactive && is_linked &&
+        !is_linked(kDistPad)) {
+      for (Impl::RefEntry& e : m.ref_q) e.unneed(kDistPad);
+      d->second.counts = RenditionCounts{};
+      d->second.inactive = true;
+      m.drop_unneeded_refs();
+    }
+    m.cv.notify_all();
   }
 }
 

@@ -33,8 +33,9 @@ function extras(line,    out, k, v, names, n) {
   next
 }
 /VMAF, type=\(string\)pooled/ {
-  printf "pooled over %d frames (pool-method %s): vmaf %.6f  mean %.6f  min %.6f  max %.6f  harmonic-mean %.6f\n", \
-    field($0, "frames"), field($0, "pool-method"), field($0, "score"), field($0, "mean"), field($0, "min"), \
+  pad = field($0, "pad")
+  printf "pooled over %d frames (pool-method %s%s): vmaf %.6f  mean %.6f  min %.6f  max %.6f  harmonic-mean %.6f\n", \
+    field($0, "frames"), field($0, "pool-method"), (pad == "" || pad == "dist_sink") ? "" : ", " pad, field($0, "score"), field($0, "mean"), field($0, "min"), \
     field($0, "max"), field($0, "harmonic-mean")
   printf "percentiles: p1 %.6f  p5 %.6f  p25 %.6f  p50 %.6f  p75 %.6f  p95 %.6f  p99 %.6f\n", \
     field($0, "p1"), field($0, "p5"), field($0, "p25"), field($0, "p50"), field($0, "p75"), field($0, "p95"), \

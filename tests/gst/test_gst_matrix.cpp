@@ -427,6 +427,131 @@ TEST(Matrix, GstLaunchAShortReferenceBeforeADecoderLinks) {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Ladders: request pads dist_sink_%u, each rendition scored against the one reference as a run of its own would.
+
+std::map<std::string, std::vector<Structure>> frames_by_pad(const RunResult& r) {
+  std::map<std::string, std::vector<Structure>> out;
+  for (const auto& f : r.frames) out[gst_structure_get_string(f.get(), "pad")].push_back(f);
+  return out;
+}
+
+void expect_same_scores(const std::vector<Structure>& a, const std::vector<Structure>& b, const std::string& ctx) {
+  ASSERT_EQ(a.size(), b.size()) << ctx;
+  for (size_t i = 0; i < a.size(); i++) {
+    const int n = gst_structure_n_fields(b[i].get());
+    for (int k = 0; k < n; k++) {
+      const char* f = gst_structure_nth_field_name(b[i].get(), k);
+      if (gst_structure_get_field_type(b[i].get(), f) != G_TYPE_DOUBLE) continue;
+      EXPECT_EQ(get_double(a[i].get(), f), get_double(b[i].get(), f)) << ctx << " frame " << i << " " << f;
+    }
+    EXPECT_EQ(get_int(a[i].get(), "index"), get_int(b[i].get(), "index")) << ctx;
+  }
+}
+
+// Four renditions through request pads — one the reference's size, one half its size, one delayed behind a queue
+// that releases late, one at a quarter — equal four single runs bit for bit, frame by frame and pooled.
+TEST(Ladder, FourRenditionsThroughRequestPadsEqualFourSingleRuns) {
+  REQUIRE_MEDIA();
+  const std::string dir = temp_path("ladder");
+  g_mkdir_with_parents(dir.c_str(), 0755);
+  const std::string c = "video/x-raw,format=I420,width=320,height=240,framerate=25/1";
+  RunOptions made;
+  made.frame_messages = false;
+  ASSERT_TRUE(run_pipeline("videotestsrc num-buffers=20 pattern=ball ! " + c + " ! filesink location=\"" + dir +
+                               "/ref.yuv\"", made).eos);
+  const std::vector<std::pair<std::string, std::string>> sizes = {{"320", "240"}, {"160", "120"}, {"320", "240"},
+                                                                   {"80", "60"}};
+  for (size_t k = 0; k < sizes.size(); k++)
+    ASSERT_TRUE(run_pipeline("videotestsrc num-buffers=20 pattern=ball ! " + c + " ! videoscale ! video/x-raw,width=" +
+                                 sizes[k].first + ",height=" + sizes[k].second +
+                                 " ! x264enc speed-preset=ultrafast bitrate=" + std::to_string(100 + 100 * k) +
+                                 " ! h264parse ! matroskamux ! filesink location=\"" + dir + "/r" + std::to_string(k) +
+                                 ".mkv\"", made).eos);
+  const std::string ref = "filesrc location=\"" + dir + "/ref.yuv\" ! rawvideoparse width=320 height=240 format=i420 "
+                          "framerate=25/1";
+  auto rendition = [&](size_t k) {
+    return "filesrc location=\"" + dir + "/r" + std::to_string(k) + ".mkv\" ! decodebin" +
+           (k == 2 ? " ! queue min-threshold-buffers=15 max-size-buffers=0 max-size-time=0 max-size-bytes=0" : "");
+  };
+  std::string launch = ref + " ! v.ref_sink ";
+  for (size_t k = 0; k < sizes.size(); k++) launch += rendition(k) + " ! v.dist_sink_" + std::to_string(k) + " ";
+  const std::string props = "threads=2 psnr=true results-filename=\"" + dir + "/ladder-%s.json\"";
+  RunOptions o;
+  o.via_paused = true;
+  const RunResult r = run_pipeline(launch + "vmafxhip name=v " + props + " ! fakesink", o);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  ASSERT_EQ(r.pooled.size(), 4u);
+  auto by_pad = frames_by_pad(r);
+  for (size_t k = 0; k < sizes.size(); k++) {
+    const std::string pad = "dist_sink_" + std::to_string(k);
+    const RunResult one = run_pipeline(ref + " ! v.ref_sink " + rendition(k) + " ! v.dist_sink vmafxhip name=v " +
+                                           "threads=2 psnr=true ! fakesink", o);
+    ASSERT_TRUE(one.eos) << one.describe_errors();
+    ASSERT_EQ(by_pad[pad].size(), 20u) << pad;
+    expect_same_scores(by_pad[pad], one.frames, pad);
+    const GstStructure* lp = nullptr;
+    for (const auto& p : r.pooled)
+      if (std::string(gst_structure_get_string(p.get(), "pad")) == pad) lp = p.get();
+    ASSERT_TRUE(lp) << pad;
+    for (const char* f : {"score", "min", "max", "harmonic-mean", "p5", "psnr-y"})
+      EXPECT_EQ(get_double(lp, f), get_double(one.pooled[0].get(), f)) << pad << " pooled " << f;
+    EXPECT_TRUE(std::ifstream(dir + "/ladder-" + pad + ".json").good()) << pad << ": its results file";
+    if (sizes[k].first != "320") {
+      EXPECT_STREQ(gst_structure_get_string(lp, "scaled-from"), (sizes[k].first + "x" + sizes[k].second).c_str());
+    }
+  }
+  char row[256];
+  std::snprintf(row, sizeof row, "ok   ladder: 4 renditions through request pads equal 4 single runs bit for bit");
+  printed().rows.push_back(row);
+}
+
+// A rendition requested while the pipeline plays joins at its first frame; its pooled message says where.
+TEST(Ladder, ARenditionRequestedWhilePlayingJoinsAtItsFirstFrame) {
+  REQUIRE_GST();
+  const std::string c = "video/x-raw,format=I420,width=160,height=120,framerate=25/1";
+  GError* err = nullptr;
+  GstElement* pipeline = gst_parse_launch(("videotestsrc is-live=true num-buffers=75 pattern=ball ! " + c +
+                                           " ! tee name=t t. ! queue ! v.ref_sink t. ! queue ! v.dist_sink "
+                                           "vmafxhip name=v ! fakesink").c_str(), &err);
+  ASSERT_TRUE(pipeline && !err);
+  RunOptions o;
+  o.timeout_s = kRunBoundS;
+  bool added = false;
+  o.on_frame = [&](GstElement* p, const GstStructure* f) {
+    if (added || get_int(f, "index") < 10) return;
+    added = true;
+    // A second branch of the same live source, linked to a new request pad.
+    GstElement* v = gst_bin_get_by_name(GST_BIN(p), "v");
+    GstElement* t = gst_bin_get_by_name(GST_BIN(p), "t");
+    GstElement* q = gst_element_factory_make("queue", nullptr);
+    gst_bin_add(GST_BIN(p), q);
+    GstPad* sink = gst_element_request_pad_simple(v, "dist_sink_%u");
+    GstPad* qsrc = gst_element_get_static_pad(q, "src");
+    gst_pad_link(qsrc, sink);
+    gst_element_sync_state_with_parent(q);
+    GstPad* tsrc = gst_element_request_pad_simple(t, "src_%u");
+    GstPad* qsink = gst_element_get_static_pad(q, "sink");
+    gst_pad_link(tsrc, qsink);
+    for (GstObject* x : {GST_OBJECT(sink), GST_OBJECT(qsrc), GST_OBJECT(tsrc), GST_OBJECT(qsink), GST_OBJECT(v),
+                         GST_OBJECT(t)})
+      gst_object_unref(x);
+  };
+  const RunResult r = run_pipeline(pipeline, o);
+  ASSERT_TRUE(added);
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  const GstStructure* late = nullptr;
+  for (const auto& p : r.pooled)
+    if (std::string(gst_structure_get_string(p.get(), "pad")) == "dist_sink_0") late = p.get();
+  ASSERT_TRUE(late) << "no pooled message for the late rendition";
+  EXPECT_GT(get_uint64(late, "frames-paired", 0), 20u);
+  EXPECT_TRUE(gst_structure_has_field(late, "joined-at"));
+  EXPECT_GE(get_uint64(late, "joined-at", 0), 10 * 40 * GST_MSECOND);
+  auto by_pad = frames_by_pad(r);
+  ASSERT_FALSE(by_pad["dist_sink_0"].empty());
+  EXPECT_EQ(get_int(by_pad["dist_sink_0"][0].get(), "index"), 0) << "its own indices from 0";
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Stress: the race-prone shapes and the setup errors, many times each on whatever load the machine has.
 
 unsigned stress_runs() {
