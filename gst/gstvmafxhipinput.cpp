@@ -89,4 +89,63 @@ bool geometry_for(const GstCaps* caps, const GstVideoInfo& info, VideoGeometry* 
   return true;
 }
 
+void PadInputs::configure(unsigned pad, const InputConfig& config) {
+  std::lock_guard<std::mutex> lk(mu_);
+  PadInput& p = pads_[pad];
+  p.config = config;
+  p.config_changed = p.input != nullptr;
+}
+
+Status PadInputs::import(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
+                         ImportedPicture* out) {
+  const InputKind& kind = input_kind_for_caps(caps);
+  std::lock_guard<std::mutex> lk(mu_);
+  PadInput& p = pads_[pad];
+  if (!p.input || p.kind != &kind || p.config_changed) {
+    if (p.input) retired_.push_back(std::move(p.input));
+    Status st = kind.create(p.config, pad, &shared_[&kind], &p.input);
+    p.kind = st ? &kind : nullptr;
+    p.config_changed = false;
+    if (!st) return st.prepend(kind.name);
+  }
+  const uint64_t before = p.input->frames_copied();
+  Status st = p.input->import(buffer, info, caps, out);
+  copied_.fetch_add(p.input->frames_copied() - before, std::memory_order_relaxed);
+  return st ? st : st.prepend(kind.name);
+}
+
+uint64_t PadInputs::frames_copied() const { return copied_.load(); }
+
+GstStructure* PadInputs::stats(const char* property, const std::function<std::string(unsigned pad)>& prefix) const {
+  std::lock_guard<std::mutex> lk(mu_);
+  GstStructure* st = nullptr;
+  for (const auto& [id, p] : pads_) {
+    if (!p.input || !p.kind || !p.kind->stats_property || g_strcmp0(p.kind->stats_property, property) != 0) continue;
+    if (!st) st = gst_structure_new_empty(property);
+    p.input->add_stats(st, prefix(id));
+  }
+  return st;
+}
+
+void PadInputs::forget(unsigned pad) {
+  std::lock_guard<std::mutex> lk(mu_);
+  auto it = pads_.find(pad);
+  if (it == pads_.end()) return;
+  if (it->second.input) retired_.push_back(std::move(it->second.input));
+  pads_.erase(it);
+}
+
+void PadInputs::close() {
+  std::lock_guard<std::mutex> lk(mu_);
+  for (auto& [id, p] : pads_) {
+    if (p.input) (void)p.input->close();
+    p.input.reset();
+    p.kind = nullptr;
+  }
+  for (auto& in : retired_) (void)in->close();
+  retired_.clear();
+  shared_.clear();
+  copied_ = 0;
+}
+
 }  // namespace vmafx::gst

@@ -8,9 +8,13 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "gstvmafxhipimport.h"
 #include "vmafx/scorer.h"
@@ -74,6 +78,38 @@ std::string input_template_caps();
 // Video info of caps of any kind, and the engine geometry of that info (false: a format no kind reads).
 Status video_info_from_caps(const GstCaps* caps, GstVideoInfo* info);
 bool geometry_for(const GstCaps* caps, const GstVideoInfo& info, VideoGeometry* out);
+
+// Every sink pad's input for one scoring run: made at a pad's first frame with the pad's configuration (made anew
+// for another memory kind or once the configuration changed), shared slots per kind, closed when the run ends.
+// Thread-safe; add_stats may run on an application's thread.
+class PadInputs {
+ public:
+  // The configuration pad `pad`'s next input is made with (its current one is replaced at its next frame).
+  void configure(unsigned pad, const InputConfig& config);
+  // Reads a buffer of `pad` with the caps it arrived under.
+  Status import(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps, ImportedPicture* out);
+  uint64_t frames_copied() const;
+  // The statistics property `property` ("gl-stats", "cuda-stats") of every pad reading that kind, each pad's fields
+  // prefixed with its name; null while none does.
+  GstStructure* stats(const char* property, const std::function<std::string(unsigned pad)>& prefix) const;
+  // A released pad: its input closes with the others.
+  void forget(unsigned pad);
+  // After the scorers released every picture.
+  void close();
+
+ private:
+  struct PadInput {
+    std::unique_ptr<Input> input;
+    const InputKind* kind = nullptr;
+    InputConfig config;
+    bool config_changed = false;
+  };
+  mutable std::mutex mu_;
+  std::map<unsigned, PadInput> pads_;
+  std::map<const InputKind*, std::shared_ptr<void>> shared_;
+  std::vector<std::unique_ptr<Input>> retired_;
+  std::atomic<uint64_t> copied_{0};
+};
 
 // The kinds defined in the other files.
 const InputKind& dmabuf_input_kind();

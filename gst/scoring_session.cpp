@@ -198,7 +198,6 @@ void ScoringSession::error(int kind, Errc code, const std::string& text, const s
 }
 
 void ScoringSession::run() {
-  if (cfg_.background_priority) lower_thread_priority();
   auto next = Clock::time_point::max();
   while (!stop_) {
     Work w;
@@ -269,7 +268,12 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
   sc.on_notice = cb_.on_notice;
   StreamGeometry g{rg, dg};
   Status st;
-  if (cfg_.background_priority) {
+  const bool background = cfg_.background_priority || pairing_->live();
+  if (background && !lowered_) {
+    lower_thread_priority();  // this thread too: it reads frames and submits them
+    lowered_ = true;
+  }
+  if (background) {
     // Made on a thread of the lowest priority: the engine's worker threads inherit it.
     std::thread t([&] {
       lower_thread_priority();

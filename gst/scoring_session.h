@@ -65,7 +65,9 @@ struct RenditionResult {
 
 struct SessionConfig {
   ScorerConfig scorer;  // models, features, threads, backend; on_frame / on_notice are the session's
-  bool background_priority = false;  // live: the scoring threads run at the lowest CPU priority
+  // The scoring threads run at the lowest CPU priority (also without this when the pipeline is live, as the pairing
+  // says when a scorer is made), so that capture keeps real time on a machine the scoring keeps busy.
+  bool background_priority = false;
   bool allow_stretch = false;        // a distorted stream of another display aspect ratio is scaled (else an error)
   // Results files: empty path none. With several renditions, "%s" in the path is replaced by the pad's name;
   // without it, the first rendition writes `path` and the others `path` with ".<pad name>" before its extension.
@@ -140,6 +142,7 @@ class ScoringSession {
   std::thread thread_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
+  bool lowered_ = false;  // the session thread runs at the lowest priority
   std::atomic<uint64_t> scored_{0};
   std::map<unsigned, std::unique_ptr<Rendition>> renditions_;
   std::map<unsigned, std::string> pad_names_;
