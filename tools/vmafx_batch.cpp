@@ -44,8 +44,9 @@ namespace {
 #define VMAFX_BATCH_SLURM_DIR "/usr/share/vmafxhip/slurm"
 #endif
 
-// The submit helper records the sbatch options, the array script and vmafx-batch run options of a submission here
-// (one "sbatch ARG", "script PATH" or "run ARG" a line), so that status prints a resubmission line with them.
+// The submit helper records the sbatch options, the throttle, the array script and vmafx-batch run options of a
+// submission here (one "sbatch ARG", "throttle T", "script PATH" or "run ARG" a line), so that status prints a
+// resubmission line with them.
 constexpr const char* kSubmitRecord = ".vmafx-batch-submit";
 
 void usage(FILE* out) {
@@ -585,7 +586,7 @@ int cmd_run(const Args& a) {
 
 struct SubmitRecord {
   std::vector<std::string> sbatch, run;
-  std::string script;
+  std::string script, throttle;
 };
 
 SubmitRecord read_submit_record(const std::string& dir) {
@@ -601,6 +602,7 @@ SubmitRecord read_submit_record(const std::string& dir) {
     if (line.rfind("sbatch ", 0) == 0) r.sbatch.push_back(unescape_line(line.substr(7)));
     else if (line.rfind("run ", 0) == 0) r.run.push_back(unescape_line(line.substr(4)));
     else if (line.rfind("script ", 0) == 0) r.script = unescape_line(line.substr(7));
+    else if (line.rfind("throttle ", 0) == 0) r.throttle = unescape_line(line.substr(9));
   }
   return r;
 }
@@ -692,7 +694,7 @@ int cmd_status(const Args& a) {
   const std::vector<uint64_t> arrays = packs_of(missing, pack);
   std::string cmd = "sbatch";
   for (const auto& s : rec.sbatch) cmd += " " + shell_word(s);
-  cmd += " --array=" + compress_ranges(arrays);
+  cmd += " --array=" + compress_ranges(arrays) + (rec.throttle.empty() ? "" : "%" + rec.throttle);
   cmd += " " + shell_word(rec.script.empty() ? std::string(VMAFX_BATCH_SLURM_DIR) + "/vmafx-batch-array.sh"
                                              : rec.script);
   cmd += " " + shell_word(a.manifest) + " " + shell_word(a.out_dir);

@@ -335,8 +335,13 @@ std::vector<std::vector<double>> score_range(const vmafx::test::PairClips& clips
 // comparisons above would notice a missing frame.
 TEST(RangeContext, OneFrameLessChangesSomeFrame) {
   if (chunk_backend() != Backend::cpu) GTEST_SKIP() << "a CPU test";
+  std::string ref, dist;
+  ASSERT_TRUE(sample_pair(&ref, &dist));
   vmafx::test::PairClips clips;
-  ASSERT_OK(vmafx::test::open_sample_pair(&clips));
+  FormatInfo fmt;
+  ASSERT_OK(parse_pixel_format("420", 8, &fmt));
+  ASSERT_OK(clips.ref.open(ref, 320, 240, fmt));
+  ASSERT_OK(clips.dist.open(dist, 320, 240, fmt));
   const uint64_t n = clips.ref.frames();
   for (const char* model : {"vmaf_v0.6.1", "vmaf_v1.0.16_hfr_3d0h"}) {
     ScorerConfig cfg;

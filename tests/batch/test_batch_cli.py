@@ -236,11 +236,11 @@ def main():
                             "valid", "status: damaged result")
         expect_in(p.stdout, "sbatch --array=0-2,8-9 /", "status: ranges")
         with open(os.path.join(out, ".vmafx-batch-submit"), "w") as f:
-            f.write("sbatch --partition=gpu\nsbatch --gres=gpu:1\nscript /opt/x/vmafx-batch-array.sh\n"
+            f.write("sbatch --partition=gpu\nsbatch --gres=gpu:1\nthrottle 8\nscript /opt/x/vmafx-batch-array.sh\n"
                     "run --pack\nrun 2\nrun --backend\nrun hip\n")
         p = run("status", m, "--out-dir", out, check_rc=2)
         expect_in(p.stdout, "resubmit the 5 tasks (3 array tasks of 2):\n  sbatch --partition=gpu --gres=gpu:1 "
-                            "--array=0-1,4 /opt/x/vmafx-batch-array.sh %s %s --pack 2 --backend hip" % (m, out),
+                            "--array=0-1,4%%8 /opt/x/vmafx-batch-array.sh %s %s --pack 2 --backend hip" % (m, out),
                   "status: the recorded submission")
         os.unlink(os.path.join(out, ".vmafx-batch-submit"))
         p = run("merge", m, "--out-dir", out, "-o", os.path.join(d, "partial.csv"), "--partial", check_rc=2)
