@@ -9,7 +9,8 @@
 // A task's result is a file named by the SHA-256 of everything that determines its numbers, written atomically; a
 // valid one makes the task a no-op, so a resubmitted array redoes only what is missing. Progress and the outcome of
 // each task go to stdout (lines in a log file, a live line on a terminal), errors to stderr. Exit status 0; 1 for an
-// error (a task that failed, a bad manifest); status: 2 while tasks are missing or failed.
+// error (a task that failed, a bad manifest); 2 from status while tasks are missing or failed, and from merge
+// --partial when it left rows out.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -440,7 +441,7 @@ int cmd_check(const Args& a) {
   }
   const uint64_t tasks = plan.units.size();
   std::printf("vmafx-batch: %s: %zu rows, %" PRIu64 " tasks", a.manifest.c_str(), m.rows.size(), tasks);
-  if (chunked) std::printf(" (%zu rows in chunks)", chunked);
+  if (chunked) std::printf(" (%zu row%s in chunks)", chunked, chunked == 1 ? "" : "s");
   std::printf("\n");
   for (const Row& row : m.rows) {
     const unsigned n = plan.unit_count[row.index];
@@ -461,7 +462,8 @@ int cmd_check(const Args& a) {
 
 // ---- run ----
 
-Status run_unit(const Args& a, const Manifest& m, const Plan& plan, uint64_t task, IdentityCache* ids, bool tty) {
+Status run_unit(const Args& a, const Manifest& m, const Plan& plan, uint64_t task, IdentityCache* ids, bool tty,
+                std::shared_ptr<Scorer>* warm) {
   const Unit& u = plan.units[task];
   const Row& row = m.rows[u.row];
   const std::string label = "task " + std::to_string(task);
@@ -480,6 +482,7 @@ Status run_unit(const Args& a, const Manifest& m, const Plan& plan, uint64_t tas
 
   Progress progress(tty, label);
   ScoreOptions o = a.score;
+  o.keep_warm = warm;
   o.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
   o.notice = [&](const std::string& text) {
     progress.close();
@@ -572,8 +575,9 @@ int cmd_run(const Args& a) {
   std::fflush(stdout);
   IdentityCache ids(a.settings.identity);
   size_t failed = 0;
+  std::shared_ptr<Scorer> warm;  // the GPU runtime across the tasks of this process
   for (uint64_t t : tasks) {
-    if (Status s = run_unit(a, m, plan, t, &ids, tty); !s) {
+    if (Status s = run_unit(a, m, plan, t, &ids, tty, &warm); !s) {
       failed++;
       fail(s.message());
     }

@@ -143,7 +143,7 @@ def main():
         whole = os.path.join(d, "whole.csv")
         write_manifest(whole, [r[:9] + [""] + r[10:] for r in rows])
         p = run("check", m, check_rc=0)
-        expect_in(p.stdout, "6 rows, 11 tasks (1 rows in chunks)", "check: tasks")
+        expect_in(p.stdout, "6 rows, 11 tasks (1 row in chunks)", "check: tasks")
         expect_in(p.stdout, "row 4: 40 frames in 6 chunks of 7: tasks 4-9", "check: the chunked row")
         expect_in(p.stdout, "--array=0-10", "check: the array")
         p = run("check", m, "--pack", "4", check_rc=0)

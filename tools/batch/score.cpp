@@ -50,6 +50,7 @@ Status score_unit(const Row& row, const Unit& unit, const ScoreOptions& o, UnitR
     const ScorerConfig cfg = scorer_config(row, o);
     VMAFX_TRY(Scorer::create(cfg, g, &scorer));
   }
+  if (o.keep_warm) o.keep_warm->reset();  // the new scorer holds the device now
 
   // The frames to submit: [first - before, end + after) of the row, the range itself scored.
   uint64_t first = 0, end = 0, before = 0, after = 0;
@@ -136,6 +137,7 @@ Status score_unit(const Row& row, const Unit& unit, const ScoreOptions& o, UnitR
   }
   if (unit.whole) r.aggregates = col.aggregates();
   *out = std::move(r);
+  if (o.keep_warm && scorer->backend() == Backend::hip) *o.keep_warm = std::move(scorer);
   return Status::ok();
 }
 

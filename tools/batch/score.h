@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "batch/manifest.h"
@@ -27,6 +28,10 @@ struct ScoreOptions {
   std::function<void(uint64_t done, uint64_t total)> progress;
   // The engine's notices ("no usable GPU: scoring on the CPU").
   std::function<void(const std::string&)> notice;
+  // Set: the unit's scorer is left here when it scored on the GPU, and the one there before is dropped only once
+  // the next unit's scorer exists, so that the GPU runtime (device, context, modules) stays up across the units of
+  // one process (a pack) instead of starting again for each.
+  std::shared_ptr<Scorer>* keep_warm = nullptr;
 };
 
 // The engine's configuration for a row (its models and features; threads, backend, device from `o`).
