@@ -23,10 +23,9 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do
 done
 [ $# -gt 0 ] && shift
 batch=${VMAFX_BATCH:-vmafx-batch}
-if "$batch" merge "$manifest" --out-dir "$out_dir" -o "$table" "${common[@]}" "$@"; then
-  exit 0
-fi
+"$batch" merge "$manifest" --out-dir "$out_dir" -o "$table" "${common[@]}" "$@"
 rc=$?
+[ "$rc" = 0 ] && exit 0
 echo "vmafx-batch-merge: the merge failed (exit $rc); the state of the tasks:"
 "$batch" status "$manifest" --out-dir "$out_dir" "${common[@]}" || true
 exit "$rc"
