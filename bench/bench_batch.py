@@ -3,14 +3,17 @@
 """vmafx-batch's per-task overhead against the scoring of a 1080p 300-frame row (docs/scaling.md):
 
   1. one 1080p 8-bit row of 300 frames (pair d of ../shared/testdata, its 8 frames repeated; or --ref/--dist)
-     scored by `vmafx-batch run` on the CPU: wall time of the process and the scoring time it reports;
+     scored by `vmafx-batch run` (--backend cpu by default): wall time of the process and the scoring time it
+     reports; with --pack-check K also K such rows in one process against K processes (what a pack saves: on a GPU
+     the runtime's start-up);
   2. the same task again, now a no-op (its result is valid): the process's wall time, i.e. the cost of starting
      vmafx-batch, reading the manifest, computing the key and checking the result;
   3. on a Slurm cluster started here (tests/slurm/cluster.py: three slurmd on this host), an array of --tasks no-op
      tasks: the wall time from sbatch until the queue is empty, per task and slot, i.e. Slurm's scheduling, job
      start-up and clean-up (the test cluster's configuration: default scheduler parameters).
 
-    bench/bench_batch.py build/tools/vmafx-batch [--threads N] [--tasks K] [--runs R] [--keep DIR]
+    bench/bench_batch.py build/tools/vmafx-batch [--backend cpu|hip] [--threads N] [--tasks K] [--runs R]
+                         [--pack-check K] [--keep DIR]
 Prints each measurement and a summary; needs root for part 3 (skipped otherwise, saying why)."""
 import argparse
 import os
@@ -45,6 +48,9 @@ def main():
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--tasks", type=int, default=40)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--backend", default="cpu", choices=("auto", "cpu", "hip"))
+    ap.add_argument("--pack-check", type=int, default=0, metavar="K",
+                    help="also score K rows (300, 299, ... frames) in one process and in K processes")
     ap.add_argument("--keep")
     a = ap.parse_args()
     batch = os.path.abspath(a.batch)
@@ -77,13 +83,14 @@ def main():
         for r in range(a.runs):
             out = os.path.join(work, "out_score_%d" % r)
             shutil.rmtree(out, ignore_errors=True)
-            wall, text = timed([batch, "run", manifest, "--out-dir", out, "--task", "0", "--backend", "cpu",
+            wall, text = timed([batch, "run", manifest, "--out-dir", out, "--task", "0", "--backend", a.backend,
                                 "--threads", str(a.threads)])
             m = re.search(r"done in ([0-9.]+) s \((\d+) frames, ([0-9.]+) fps", text)
             scoring.append(float(m.group(1)))
             walls.append(wall)
-            print("score 1080p x 300, CPU, --threads %d: process %.2f s, scoring %.2f s (%s fps)" %
-                  (a.threads, wall, float(m.group(1)), m.group(3)))
+            backend = re.search(r"fps, ([^)]*)\)", text).group(1)
+            print("score 1080p x 300, --backend %s (%s), --threads %d: process %.2f s, scoring %.2f s (%s fps)" %
+                  (a.backend, backend, a.threads, wall, float(m.group(1)), m.group(3)))
         noop = []
         for r in range(10):
             wall, text = timed([batch, "run", manifest, "--out-dir", os.path.join(work, "out_score_0"), "--task", "0"])
@@ -91,6 +98,22 @@ def main():
             noop.append(wall)
         print("no-op task (result valid), process wall: median %.3f s (min %.3f, max %.3f, 10 runs)" %
               (statistics.median(noop), min(noop), max(noop)))
+        if a.pack_check:
+            # K rows of nearly the same work (different frame counts: different keys), in one process and in K.
+            pm = os.path.join(work, "pack.csv")
+            with open(pm, "w") as f:
+                f.write("reference,distorted,width,height,frame_cnt\n")
+                for k in range(a.pack_check):
+                    f.write("%s,%s,1920,1080,%d\n" % (ref, dist, 300 - k))
+            one, _ = timed([batch, "run", pm, "--out-dir", os.path.join(work, "pack_one"), "--all", "--backend",
+                            a.backend, "--threads", str(a.threads)])
+            many = 0.0
+            for k in range(a.pack_check):
+                w, _ = timed([batch, "run", pm, "--out-dir", os.path.join(work, "pack_many"), "--task", str(k),
+                              "--backend", a.backend, "--threads", str(a.threads)])
+                many += w
+            print("%d rows of ~300 frames: one process %.2f s (%.3f s a row), %d processes %.2f s (%.3f s a row)" %
+                  (a.pack_check, one, one / a.pack_check, a.pack_check, many, many / a.pack_check))
         slurm = packed = None
         why = missing_requirements()
         if why:
@@ -139,8 +162,8 @@ def main():
             except (Unavailable, Failed) as e:
                 print("Slurm part failed: %s" % e)
         med = statistics.median(scoring)
-        print("\nsummary: 1080p 300 frames on the CPU (--threads %d): %.2f s scoring, %.2f s the whole process "
-              "(median of %d)" % (a.threads, med, statistics.median(walls), a.runs))
+        print("\nsummary: 1080p 300 frames, --backend %s (--threads %d): %.2f s scoring, %.2f s the whole process "
+              "(median of %d)" % (a.backend, a.threads, med, statistics.median(walls), a.runs))
         print("  vmafx-batch's own start and result check: %.3f s (%.1f %% of the scoring)" %
               (statistics.median(noop), 100 * statistics.median(noop) / med))
         if slurm is not None:

@@ -652,8 +652,11 @@ int cmd_status(const Args& a) {
   for (uint64_t t = 0; t < plan.units.size(); t++) {
     const Unit& u = plan.units[t];
     UnitStatus st;
-    if (Status s = unit_status(a.out_dir, m.rows[u.row], u, &ids, &st); !s)
-      return fail(row_where(m, m.rows[u.row]) + ": " + s.message());
+    if (Status s = unit_status(a.out_dir, m.rows[u.row], u, &ids, &st); !s) {
+      // No key (an input gone or unreadable): missing, with the reason.
+      st.state = UnitState::missing;
+      st.why = s.message();
+    }
     keys.insert(st.key);
     if (st.state == UnitState::done) {
       done++;
@@ -733,8 +736,10 @@ int cmd_merge(const Args& a) {
       const uint64_t t = plan.first_unit[row.index] + k;
       UnitStatus st;
       UnitResult r;
-      if (Status s = unit_status(a.out_dir, row, plan.units[t], &ids, &st, &r); !s)
-        return fail(row_where(m, row) + ": " + s.message());
+      if (Status s = unit_status(a.out_dir, row, plan.units[t], &ids, &st, &r); !s) {
+        missing += (missing.empty() ? "" : ",") + std::to_string(t) + " (" + s.message() + ")";
+        continue;
+      }
       if (st.state != UnitState::done) {
         missing += (missing.empty() ? "" : ",") + std::to_string(t);
         continue;

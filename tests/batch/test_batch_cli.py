@@ -12,6 +12,7 @@
   - a damaged result file is not accepted.
 Usage: test_batch_cli.py VMAFX_BATCH"""
 import os
+import pty
 import shutil
 import signal
 import subprocess
@@ -176,6 +177,29 @@ def main():
         frames_sub = [l for l in read(table[:-4] + ".frames.csv").splitlines() if l.startswith("5,")]
         expect([l.split(",")[2] for l in frames_sub] == ["0", "3", "6", "9"], "subsample 3: frames 0 3 6 9")
 
+        # Progress: lines at each quarter in a log (above), a live line redrawn in place on a terminal.
+        r_tty = os.path.join(d, "out_tty")
+        master, slave = pty.openpty()
+        p = subprocess.run([BATCH, "run", m, "--out-dir", r_tty, "--task", "4", "--backend", "cpu"], stdout=slave,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+        os.close(slave)
+        chunks = []
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:
+                break
+            if not b:
+                break
+            chunks.append(b)
+        os.close(master)
+        tty_out = b"".join(chunks).decode(errors="replace")
+        expect(p.returncode == 0, "run on a terminal: exit %d" % p.returncode)
+        expect("\r" in tty_out and "frames" in tty_out and "25%" not in tty_out,
+               "run on a terminal: a live line, no quarter lines:\n%r" % tty_out)
+        p = run("run", m, "--out-dir", os.path.join(d, "out_log"), "--task", "4", "--backend", "cpu", check_rc=0)
+        expect("25% (" in p.stdout and "\r" not in p.stdout, "run into a log: quarter lines:\n" + p.stdout)
+
         # A second run does nothing: every task is done already, no file is rewritten.
         before = snapshot(out)
         p = run("run", m, "--out-dir", out, "--all", "--backend", "cpu", check_rc=0)
@@ -275,6 +299,15 @@ def main():
         run("merge", mf, "--out-dir", out, "-o", os.path.join(d, "y.csv"), check_rc=0)
         p = run("status", m, "--out-dir", out, check_rc=0)
         expect_in(p.stdout, "result file of other keys", "status: results of other manifests counted")
+
+        # An input that is gone: its tasks are missing, with the reason; merge names it.
+        os.rename(d8b, d8b + ".away")
+        p = run("status", m, "--out-dir", out, check_rc=2)
+        expect_in(p.stdout, "task 1: row 1 (p8 d6): missing: cannot open " + d8b, "status: an input gone")
+        p = run("merge", m, "--out-dir", out, "-o", os.path.join(d, "z.csv"), check_rc=1)
+        expect_in(p.stderr, "row 1 (p8 d6): task 1 (cannot open " + d8b, "merge: an input gone")
+        os.rename(d8b + ".away", d8b)
+        run("status", m, "--out-dir", out, check_rc=0)
 
         # Usage errors.
         p = run("merge", m, "--out-dir", out, "-o", os.path.join(d, "t.txt"), check_rc=1)

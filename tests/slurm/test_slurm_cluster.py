@@ -9,8 +9,8 @@ slurmctld and three slurmd on localhost ports, all in a temporary folder, torn d
   2. while tasks run, node2 is killed as by a power cut (its slurmd, its jobs' slurmstepd and their processes:
      SIGKILL) and its slurmd started again once Slurm has marked it down; the task that was lost is requeued by Slurm
      (and released at once instead of after Slurm's requeue delay);
-  3. the merged table equals a single-process run of the same manifest with no row in chunks, byte for byte (pooled
-     values and every frame), every row exactly once;
+  3. the merged table equals a single-process run of the same manifest (and of its rows whole, no chunks), byte for
+     byte (pooled values and every frame), every row exactly once;
   4. a second submission of the whole manifest (on the node with two GPUs as GRES when the test can make them) does
      nothing: every task says it is done already, no result file is rewritten, the merge job writes the same table.
 Exit 77 (SKIP) with the exact reason when the cluster cannot start here (not root, a program missing, Slurm built
@@ -181,11 +181,15 @@ def main():
             f.write("#!/bin/bash\nsleep \"${VMAFX_TEST_TASK_DELAY:-0}\"\nexec %s \"$@\"\n" % BATCH)
         os.chmod(wrapper, 0o755)
 
-        # The reference: one process, every row whole.
+        # The references: one process, every row whole; and one process over the same manifest, chunks and all.
         p = run_batch("run", whole, "--out-dir", ref_out, "--all", "--backend", "cpu")
         tasks_whole = p.stdout.count("done in")
         run_batch("merge", whole, "--out-dir", ref_out, "-o", os.path.join(root, "single.csv"), "--per-frame")
-        log("single-process run: %d rows scored" % tasks_whole)
+        run_batch("run", m, "--out-dir", ref_out + "_chunked", "--all", "--backend", "cpu")
+        run_batch("merge", m, "--out-dir", ref_out + "_chunked", "-o", os.path.join(root, "single_chunked.csv"))
+        check(read(os.path.join(root, "single_chunked.csv")) == read(os.path.join(root, "single.csv")),
+              "one process: the manifest with chunks gives the table of every row whole")
+        log("single-process runs: %d rows scored whole, the same manifest with its chunks" % tasks_whole)
 
         try:
             cluster = Cluster(os.path.join(root, "cluster"), nodes=3, cpus=[1, 1, 2], gpu_node=2, log=log)
