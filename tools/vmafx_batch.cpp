@@ -570,7 +570,8 @@ int cmd_run(const Args& a) {
   for (const char* v : {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"})
     if (const char* e = std::getenv(v)) gpus += std::string(gpus.empty() ? "" : " ") + v + "=" + e;
   std::printf("vmafx-batch: %s: %zu task%s of %" PRIu64 " on %s%s%s%s\n", a.manifest.c_str(), tasks.size(),
-              tasks.size() == 1 ? "" : "s", total, host_name().c_str(), where.empty() ? "" : (" (" + where + ")").c_str(),
+              tasks.size() == 1 ? "" : "s", total, host_name().c_str(),
+              where.empty() ? "" : (" (" + where + ")").c_str(),
               gpus.empty() ? "" : ", ", gpus.c_str());
   std::fflush(stdout);
   IdentityCache ids(a.settings.identity);
@@ -711,8 +712,9 @@ int cmd_status(const Args& a) {
   if (rec.run.empty() && a.settings.identity != Identity::stat)
     cmd += std::string(" --identity ") + identity_name(a.settings.identity);
   std::printf("resubmit the %zu task%s%s:\n  %s\n", missing.size(), missing.size() == 1 ? "" : "s",
-              pack > 1 ? (" (" + std::to_string(arrays.size()) + " array tasks of " + std::to_string(pack) + ")").c_str()
-                       : "",
+              pack > 1
+                  ? (" (" + std::to_string(arrays.size()) + " array tasks of " + std::to_string(pack) + ")").c_str()
+                  : "",
               cmd.c_str());
   return 2;
 }

@@ -55,8 +55,8 @@ std::string temp_dir() {
 bool sample_pair(std::string* ref, std::string* dist) {
   static const bool ok = [] {
     const std::string src = vmafx::test::project_source_dir() + "/samples/";
-    const std::string cmd = "gunzip -c " + src + "sample_320x240_ref.yuv.gz > " + temp_dir() + "/ref.yuv && gunzip -c " +
-                            src + "sample_320x240_dist.yuv.gz > " + temp_dir() + "/dist.yuv";
+    const std::string cmd = "gunzip -c " + src + "sample_320x240_ref.yuv.gz > " + temp_dir() +
+                            "/ref.yuv && gunzip -c " + src + "sample_320x240_dist.yuv.gz > " + temp_dir() + "/dist.yuv";
     return std::system(cmd.c_str()) == 0;
   }();
   *ref = temp_dir() + "/ref.yuv";

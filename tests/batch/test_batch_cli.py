@@ -309,6 +309,22 @@ def main():
         os.rename(d8b + ".away", d8b)
         run("status", m, "--out-dir", out, check_rc=0)
 
+        # The submit helper's dry run: the sbatch lines it would run (no Slurm needed).
+        submit = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "slurm",
+                              "vmafx-batch-submit")
+        p = subprocess.run([submit, "--dry-run", "--gpus", "2", "--throttle", "3", "--pack", "4", "--per-frame", m,
+                            os.path.join(d, "dry"), os.path.join(d, "dry.csv"), "--", "--partition=x"],
+                           capture_output=True, text=True, timeout=TIMEOUT, env=dict(os.environ, VMAFX_BATCH=BATCH))
+        expect(p.returncode == 0, "submit --dry-run: exit %d\n%s%s" % (p.returncode, p.stdout, p.stderr))
+        expect_in(p.stdout, "11 tasks in 3 array tasks, at most 3 at once, 4 tasks each", "submit --dry-run")
+        expect_in(p.stdout, "+ sbatch --parsable --array=0-2%%3 --output=%s/dry/logs/%%A_%%a.out --gres=gpu:2 "
+                            "--partition=x " % d, "submit --dry-run: the array line")
+        expect_in(p.stdout, "vmafx-batch-array.sh %s %s/dry --backend hip --pack 4\n" % (m, d),
+                  "submit --dry-run: the run options")
+        expect_in(p.stdout, "--dependency=afterany:ARRAY_JOB", "submit --dry-run: the merge line")
+        expect_in(p.stdout, "dry.csv --pack 4 -- --per-frame", "submit --dry-run: the merge options")
+        expect(not os.path.exists(os.path.join(d, "dry")), "submit --dry-run creates nothing")
+
         # Usage errors.
         p = run("merge", m, "--out-dir", out, "-o", os.path.join(d, "t.txt"), check_rc=1)
         expect_in(p.stderr, "ends in .csv or .json", "merge: table format")

@@ -185,7 +185,8 @@ Status parse_result(std::string_view text, const std::string& expected_key, Unit
   size_t i = 1;
   std::string rest;
   if (i >= lines.size() || !take(lines[i++], "key", &r.key) || r.key.size() != 64) return bad("no key line");
-  if (!expected_key.empty() && r.key != expected_key) return bad("the key inside is " + r.key + ", not " + expected_key);
+  if (!expected_key.empty() && r.key != expected_key)
+    return bad("the key inside is " + r.key + ", not " + expected_key);
   bool have_range = false, have_frames = false;
   for (; i < lines.size(); i++) {
     const std::string_view l = lines[i];
@@ -255,7 +256,8 @@ Status parse_result(std::string_view text, const std::string& expected_key, Unit
   if (!have_range || !have_frames || r.columns.empty()) return bad("the range, frames or column lines are missing");
   if (!r.whole)
     for (const auto& f : r.frames_scored)
-      if (f.index < r.first || f.index >= r.end) return bad("frame " + std::to_string(f.index) + " is outside the range");
+      if (f.index < r.first || f.index >= r.end)
+        return bad("frame " + std::to_string(f.index) + " is outside the range");
   *out = std::move(r);
   return Status::ok();
 }
