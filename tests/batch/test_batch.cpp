@@ -115,6 +115,18 @@ TEST(BatchManifest, CsvRowsWithQuotingCommentsAndSpecs) {
   EXPECT_EQ(b.chunk_frames, 16u);
 }
 
+TEST(BatchManifest, ByteOrderMarkAndCrLfLines) {
+  Manifest m;
+  std::vector<std::string> errors;
+  ASSERT_OK(load_text("bom.csv", "\xEF\xBB\xBFreference,distorted,tag\r\nr.yuv,d.yuv,\"t\"\r\nr.yuv,d.yuv,u\r\n", &m,
+                      &errors));
+  ASSERT_TRUE(errors.empty()) << joined(errors);
+  ASSERT_EQ(m.rows.size(), 2u);
+  EXPECT_EQ(m.rows[0].tag, "t");
+  EXPECT_EQ(m.rows[1].tag, "u");
+  EXPECT_EQ(m.rows[1].line, 3u);
+}
+
 TEST(BatchManifest, JsonLinesRowsWithArrays) {
   Manifest m;
   std::vector<std::string> errors;

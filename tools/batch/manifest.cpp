@@ -415,7 +415,8 @@ Status load_manifest(const std::string& path, Manifest* out, std::vector<std::st
   if (!f) return {Errc::io_error, "cannot open manifest " + path + ": " + std::strerror(errno)};
   std::ostringstream ss;
   ss << f.rdbuf();
-  const std::string text = ss.str();
+  std::string text = ss.str();
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);  // a UTF-8 byte order mark (spreadsheets write one)
   if (f.bad()) return {Errc::io_error, "cannot read manifest " + path + ": " + std::strerror(errno)};
   if (text.find('\0') != std::string::npos)
     return {Errc::invalid_argument, path + " holds NUL bytes: not a CSV or JSON Lines manifest"};
