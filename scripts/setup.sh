@@ -23,6 +23,8 @@ VMAFX_PACKAGES=(
   hipcc libamdhip64-dev
   # arm64 NEON kernels: cross-built and checked under qemu-user (scripts/check_arm64.sh, suite checkasm)
   g++-aarch64-linux-gnu qemu-user-static
+  # vmafx-batch on a real Slurm cluster of three slurmd on this host (tests/slurm, suite slurm)
+  slurmctld slurmd slurm-client munge
 )
 # The Debian package build test (VMAFX_TEST_DEB=1, tests/cli/test_debian.py) runs dpkg-buildpackage.
 if [ "${VMAFX_TEST_DEB:-0}" = 1 ]; then

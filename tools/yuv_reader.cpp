@@ -106,7 +106,8 @@ int guard_mapping(const void* base, uint64_t size, const std::string& path, uint
     bool expected = false;
     if (!g_guard[i].used.compare_exchange_strong(expected, true)) continue;
     GuardSlot& g = g_guard[i];
-    std::string msg = "vmafx-score: " + path + " shrank while being read (it had " + std::to_string(file_size) +
+    // The program's own name (vmafx-score, vmafx-batch) in front, as its other messages.
+    std::string msg = std::string(program_invocation_short_name) + ": " + path + " shrank while being read (it had " + std::to_string(file_size) +
                       " bytes when opened)\n";
     if (msg.size() > kGuardMessage) msg = msg.substr(0, kGuardMessage - 1) + "\n";
     std::memcpy(g.message, msg.data(), msg.size());

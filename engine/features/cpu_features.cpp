@@ -383,6 +383,16 @@ Status motion_make(const Options& o, const VideoGeometry& g, std::unique_ptr<Cpu
 unsigned motion_frames_back(const Options& o) {
   return vmafx::cpu::motion_frame_distance(motion_cpu_options(o));
 }
+// From cpu::MotionPost's definition, with d the frame distance: motion2 of frame i >= d is min(s[i - d + 1],
+// s[i + 1]) and s[j] reads the references j - d and j, so frame i reads i - 2d + 1 .. i + 1; the moving average adds
+// motion2 of i - 1 (one more frame back). The stream's first frames (i < d) take motion3 from s[d]: frame 0 reads up
+// to frame d. A range's first frame then also lies past MotionPost's start-up cases (i < 2d - 1), which only the
+// stream's own first frames take.
+RangeWindow motion_range_window(const Options& o) {
+  const vmafx::cpu::MotionOptions m = motion_cpu_options(o);
+  const unsigned d = vmafx::cpu::motion_frame_distance(m);
+  return {2 * d - 1 + (m.moving_average ? 1u : 0u), d, false, ""};
+}
 std::unique_ptr<OrderedStage> motion_stage(const Options& o, const VideoGeometry&) {
   return std::make_unique<MotionStage>(motion_cpu_options(o));
 }
@@ -458,6 +468,11 @@ Status psnr_make(const Options& o, const VideoGeometry& g, std::unique_ptr<CpuFe
   return Status::ok();
 }
 bool psnr_temporal(const Options& o) { return o.flag("enable_apsnr"); }
+// Per frame psnr reads that frame alone; enable_apsnr's aggregates sum the SSE of every frame of the stream.
+RangeWindow psnr_range_window(const Options& o) {
+  if (o.flag("enable_apsnr")) return {0, 0, true, "psnr's enable_apsnr sums the SSE of the whole stream"};
+  return {};
+}
 unsigned psnr_stage_inputs(const Options& o) { return o.flag("enable_apsnr") ? 6 : 0; }
 std::unique_ptr<OrderedStage> psnr_stage(const Options& o, const VideoGeometry& g) {
   vmafx::cpu::PsnrPlan plan;
@@ -667,6 +682,9 @@ std::unique_ptr<OrderedStage> float_motion_stage(const Options& o, const VideoGe
   float_motion_options(o, &m);
   return std::make_unique<FloatMotionStage>(m, o.flag("debug") ? 1 : 0);
 }
+// motion2 and motion3 of frame i are min(s[i], s[i + 1]) (cpu::FloatMotionPost) and s[i] reads the references
+// i - 1 and i: frames i - 1 .. i + 1.
+RangeWindow float_motion_range_window(const Options&) { return {1, 1, false, ""}; }
 
 // ---- ciede ----
 namespace {

@@ -49,6 +49,10 @@ VMAFX_CPU_FEATURE_HOOKS(ssimulacra2)
 
 std::unique_ptr<OrderedStage> motion_stage(const Options& o, const VideoGeometry& g);
 unsigned motion_frames_back(const Options& o);
+// The frames around a range that motion, float_motion and psnr (enable_apsnr: none suffices) read.
+RangeWindow motion_range_window(const Options& o);
+RangeWindow float_motion_range_window(const Options& o);
+RangeWindow psnr_range_window(const Options& o);
 
 // The CPU reference's option structs of a configured feature (shared with the GPU implementations).
 vmafx::cpu::AdmOptions adm_cpu_options(const Options& o);

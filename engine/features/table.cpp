@@ -101,7 +101,8 @@ const std::vector<FeatureDesc>& table() {
       {"motion_max_val", "mmxv", OptType::real, true, 10000, nullptr, 0, 10000, true},
     },
     &hooks::float_motion_outputs, {"motion2", "motion3"}, kReadsRefLuma | kReadsPrevRef, true,
-    &hooks::float_motion_check, &hooks::float_motion_make, &hooks::float_motion_stage, nullptr, ~0u, 1,
+    &hooks::float_motion_check, &hooks::float_motion_make, &hooks::float_motion_stage, nullptr, ~0u, 1, nullptr,
+    nullptr, &hooks::float_motion_range_window,
   },
   {
     "float_moment",
@@ -185,7 +186,7 @@ const std::vector<FeatureDesc>& table() {
     },
     &hooks::psnr_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsChroma, false, &hooks::psnr_check, &hooks::psnr_make,
     // enable_apsnr: every frame (libvmaf's psnr is temporal), its SSE handed to the stage that sums it.
-    &hooks::psnr_stage, nullptr, ~0u, 0, &hooks::psnr_temporal, &hooks::psnr_stage_inputs,
+    &hooks::psnr_stage, nullptr, ~0u, 0, &hooks::psnr_temporal, &hooks::psnr_stage_inputs, &hooks::psnr_range_window,
   },
   {
     "psnr_hvs",
@@ -234,7 +235,8 @@ const std::vector<FeatureDesc>& table() {
       {"debug", nullptr, OptType::boolean, false, 0, nullptr, 0, 0, true},
     },
     &hooks::motion_outputs, {"integer_motion2", "integer_motion3"}, kReadsRefLuma | kReadsPrevRef, true,
-    &hooks::motion_check, &hooks::motion_make, &hooks::motion_stage, &hooks::motion_frames_back,
+    &hooks::motion_check, &hooks::motion_make, &hooks::motion_stage, &hooks::motion_frames_back, ~0u, 0, nullptr,
+    nullptr, &hooks::motion_range_window,
   },
   {
     "vif",

@@ -52,6 +52,15 @@ enum Reads : uint8_t {
 
 struct FeatureDesc;
 
+// What a temporal feature reads around a frame: scoring frames [a, b) of a longer stream alone gives each of them the
+// values of a whole run when frames a - before .. a - 1 and b .. b + after - 1 are computed too (unscored), or the
+// stream starts or ends first. whole_stream: no window does (a value sums the whole stream, psnr's enable_apsnr).
+struct RangeWindow {
+  unsigned before = 0, after = 0;
+  bool whole_stream = false;
+  const char* why = "";  // with whole_stream: the reason, for messages
+};
+
 // The options of one configured feature: every option of its descriptor, the default where none was given.
 class Options {
  public:
@@ -150,6 +159,9 @@ struct FeatureDesc {
   // the feature then runs on every frame (libvmaf's psnr is a temporal extractor) and hands its SSE to its stage.
   bool (*temporal_with)(const Options&) = nullptr;
   unsigned (*stage_inputs_with)(const Options&) = nullptr;
+  // A temporal feature's window with these options. Null: a feature that is not temporal needs none; a temporal one
+  // without it cannot score part of a stream alone (the scorer says so instead of guessing).
+  RangeWindow (*range_window)(const Options&) = nullptr;
 
   bool implemented() const { return make_cpu != nullptr; }
 };

@@ -85,6 +85,7 @@ class ScorerImpl final : public Scorer {
 
   const std::vector<std::string>& score_names() const override { return score_names_; }
   const std::vector<std::string>& model_score_names() const override { return model_names_; }
+  RangeContext range_context() const override;
   Backend backend() const override { return backend_kind_; }
   std::string backend_description() const override { return backend_->description(); }
 
@@ -513,6 +514,27 @@ Status ScorerImpl::flush() {
     if (r) r();
   lk.lock();
   return error_;
+}
+
+RangeContext ScorerImpl::range_context() const {
+  RangeContext c;
+  for (const features::Instance& inst : plan_.features) {
+    if (!inst.temporal) continue;
+    if (!inst.desc->range_window) {
+      c.exact = false;
+      c.reason = std::string(inst.desc->name) + " reads other frames and declares no window";
+      return c;
+    }
+    const features::RangeWindow w = inst.desc->range_window(inst.options);
+    if (w.whole_stream) {
+      c.exact = false;
+      c.reason = w.why;
+      return c;
+    }
+    c.before = std::max(c.before, w.before);
+    c.after = std::max(c.after, w.after);
+  }
+  return c;
 }
 
 double ScorerImpl::fps() const {

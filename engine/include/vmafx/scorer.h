@@ -89,6 +89,19 @@ struct FrameScore {
   double get(const std::string& name, const std::vector<std::string>& names) const;
 };
 
+// What scoring part of a stream alone needs so that each of its frames gets the values of a run over the whole
+// stream, bit for bit (Scorer::range_context). Temporal features read neighbouring frames: integer_motion2 of frame i
+// reads the references of frames i - 1 .. i + 1 (the five-frame window and the moving average read further back).
+struct RangeContext {
+  // Submit up to `before` frames ahead of the range's first frame and up to `after` frames past its last (fewer where
+  // the stream starts or ends first) with FramePair::scored = false.
+  unsigned before = 0, after = 0;
+  // False when no context gives a part the whole run's values; `reason` names the feature and why (psnr's
+  // enable_apsnr sums the whole stream into its aggregates).
+  bool exact = true;
+  std::string reason;
+};
+
 // One pair handed to the scorer.
 struct FramePair {
   PictureView ref;
@@ -120,6 +133,8 @@ class Scorer {
   virtual const std::vector<std::string>& score_names() const = 0;
   // Score column of each model, in cfg.models order ("vmaf", "vmaf_4k", ...). Empty without models.
   virtual const std::vector<std::string>& model_score_names() const = 0;
+  // The context every part of the stream needs for these features (the largest window among them).
+  virtual RangeContext range_context() const = 0;
   virtual Backend backend() const = 0;  // the backend actually used (cpu when auto fell back)
   virtual std::string backend_description() const = 0;
 
