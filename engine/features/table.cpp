@@ -142,7 +142,9 @@ const std::vector<FeatureDesc>& table() {
     },
     // Frame i reads frame i - 1's reference and distorted luma; temporal: libvmaf runs it on every frame.
     &hooks::speed_temporal_outputs, {}, kReadsRefLuma | kReadsDistLuma | kReadsPrevRef | kReadsPrevDist, true,
-    &hooks::speed_temporal_check, &hooks::speed_temporal_make, nullptr,
+    &hooks::speed_temporal_check, &hooks::speed_temporal_make, nullptr, nullptr, ~0u, 0, nullptr, nullptr,
+    // Frame i reads frame i - 1 only: a part of a stream scores as the whole run with one frame before it.
+    [](const Options&) { return RangeWindow{1, 0, false, ""}; },
   },
   {
     "float_ms_ssim",
