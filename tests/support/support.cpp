@@ -140,6 +140,9 @@ std::vector<std::string> generated_oracles(const Pair& p) {
     for (const char* s : {"vmaf_v0.6.1.subsample2", "vmaf_float_v0.6.1", "vmaf_v1.0.16_5d0h", "vmaf_v1.0.16_1d5h_2160",
                           "vmaf_v1.0.16_3d0h_2160"})
       v.push_back(s);
+  // libvmaf's flush of short streams: the first 1, 2, 3 frames (--frame_cnt).
+  if (n == '1') v.insert(v.end(), {"vmaf_v0.6.1.frames1", "vmaf_v0.6.1.frames2", "vmaf_v0.6.1.frames3"});
+  if (n == '2') v.push_back("vmaf_v0.6.1.frames2");
   if (n == '1')
     for (const char* s : {"vmaf_b_v0.6.3", "vmaf_float_v0.6.1neg", "vmaf_float_4k_v0.6.1", "vmaf_float_b_v0.6.3",
                           "vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr_5d0h", "vmaf_v1.0.16_hfr_1d5h_2160",
@@ -183,6 +186,14 @@ const Pair* find_generated_pair(const std::string& prefix) {
   for (const Pair& p : pairs)
     if (p.prefix.rfind(prefix, 0) == 0) return &p;
   return nullptr;
+}
+
+std::vector<Pair> pairs_of_kind(const std::string& generated_prefix, const std::string& public_prefix) {
+  std::vector<Pair> v;
+  if (const Pair* g = find_generated_pair(generated_prefix)) v.push_back(*g);
+  const Pair* p = find_public_pair(public_prefix);
+  if (p && file_exists(p->ref_path()) && file_exists(p->dist_path())) v.push_back(*p);
+  return v;
 }
 
 const Pair* find_public_pair(const std::string& prefix) {

@@ -100,6 +100,9 @@ bool shared_testdata_present();
 const Pair* find_public_pair(const std::string& prefix);
 // The generated pair whose prefix starts with `prefix` ("g2_"); null when none does.
 const Pair* find_generated_pair(const std::string& prefix);
+// One pair of a kind (10-bit, odd-sized, ...): the generated pair whose prefix starts with `generated_prefix` and,
+// when its clips are present, the public pair whose prefix starts with `public_prefix`.
+std::vector<Pair> pairs_of_kind(const std::string& generated_prefix, const std::string& public_prefix);
 // The public pairs whose two clips are present; the names of the others are appended to *absent.
 std::vector<Pair> present_pairs(std::vector<std::string>* absent);
 // Prints the pairs a test checked and those it could not (clips absent: " none" when there are none).
