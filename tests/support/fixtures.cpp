@@ -93,10 +93,13 @@ int64_t chroma12(const FixtureSpec& s, int plane, int64_t x, int64_t y, unsigned
   const int64_t X = x + 2 * int64_t(t), Y = y + int64_t(t);
   const bool disc = in_disc(disc_at(s, t), x, y);
   int64_t v;
+  // Gradients, noise at three scales (the finest a lattice of one sample: white noise that moves with the scene).
   if (plane == 1)
-    v = 128 * 16 + X * 60 * 16 / (W + 16) - 30 * 16 + noise(X, Y, 16, 4, 10 * 16) + (disc ? 30 * 16 : 0);
+    v = 128 * 16 + X * 60 * 16 / (W + 16) - 30 * 16 + noise(X, Y, 16, 4, 10 * 16) + noise(X, Y, 4, 6, 14 * 16) +
+        noise(X, Y, 1, 8, 10 * 16) + (disc ? 30 * 16 : 0);
   else
-    v = 128 * 16 + 25 * 16 - Y * 50 * 16 / (H + 16) + noise(X, Y, 12, 5, 10 * 16) - (disc ? 25 * 16 : 0);
+    v = 128 * 16 + 25 * 16 - Y * 50 * 16 / (H + 16) + noise(X, Y, 12, 5, 10 * 16) + noise(X, Y, 5, 7, 14 * 16) +
+        noise(X, Y, 1, 9, 10 * 16) - (disc ? 25 * 16 : 0);
   return clamp(v, 16 * 16, 240 * 16);
 }
 
