@@ -164,7 +164,7 @@ TEST(Output, MatchesLibvmafOnEdgeValues) {
 // per-frame numbers exactly (a 6-decimal value printed with %.6f is the same text), and pooled values are the
 // oracle's within 1e-6 (the inputs carry up to 5e-7 rounding each, the oracle's own print another 5e-7).
 TEST(Output, JsonParsesBackToTheOracle) {
-  for (const auto& pair : vmafx::test::public_pairs()) {
+  for (const auto& pair : vmafx::test::oracle_pairs()) {
     const std::string path = pair.oracle_path("vmaf_v0.6.1");
     vmafx::test::Oracle o;
     ASSERT_TRUE(vmafx::test::load_oracle(path, &o).is_ok()) << path;
@@ -192,7 +192,7 @@ TEST(Output, JsonParsesBackToTheOracle) {
         max_pool = std::max(max_pool, d);
         EXPECT_LE(d, 1e-6 + 1e-12) << path << " " << name << " " << key;  // one unit in the 6th decimal
       }
-    std::printf("%s: pooled max |ours - oracle| = %.2g\n", pair.distorted.c_str(), max_pool);
+    std::printf("%s: pooled max |ours - oracle| = %.2g\n", pair.name().c_str(), max_pool);
   }
 }
 
