@@ -143,6 +143,9 @@ std::vector<std::string> generated_oracles(const Pair& p) {
   // libvmaf's flush of short streams: the first 1, 2, 3 frames (--frame_cnt).
   if (n == '1') v.insert(v.end(), {"vmaf_v0.6.1.frames1", "vmaf_v0.6.1.frames2", "vmaf_v0.6.1.frames3"});
   if (n == '2') v.push_back("vmaf_v0.6.1.frames2");
+  // float_vif, float_adm and float_motion under 15 option sets; float motion's flush on 1, 2, 3 frames.
+  if (n == '5')
+    v.insert(v.end(), {"float_options", "float_motion.frames1", "float_motion.frames2", "float_motion.frames3"});
   if (n == '1')
     for (const char* s : {"vmaf_b_v0.6.3", "vmaf_float_v0.6.1neg", "vmaf_float_4k_v0.6.1", "vmaf_float_b_v0.6.3",
                           "vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr_5d0h", "vmaf_v1.0.16_hfr_1d5h_2160",
