@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -372,6 +373,26 @@ TEST(PsnrSsimLimits, RejectsBadInput) {
   EXPECT_EQ(out, 1.0);
   ASSERT_TRUE(ms.compute(cpu::luma_plane(r), cpu::luma_plane(r), &out).is_ok());
   EXPECT_EQ(out, 1.0);
+}
+
+// libvmaf's chroma planes are floor-sized: a picture one sample wide (4:2:0, 4:2:2) or, at 4:2:0, one high has no
+// chroma sample, and libvmaf writes the cap for psnr_cb / psnr_cr whatever they hold. Refused unless the chroma is
+// not scored.
+TEST(PsnrSsimLimits, PicturesWithoutChromaSamplesAreRefused) {
+  cpu::PsnrOptions o;
+  cpu::PsnrPlan plan;
+  for (const auto& [w, h, c] : {std::tuple<uint32_t, uint32_t, Chroma>{1, 1, Chroma::k420}, {1, 8, Chroma::k420},
+                                {8, 1, Chroma::k420}, {1, 8, Chroma::k422}}) {
+    const Status s = cpu::psnr_plan(w, h, 8, c, o, &plan);
+    EXPECT_EQ(s.code(), Errc::unsupported) << w << "x" << h;
+    EXPECT_NE(s.message().find("enable_chroma=false"), std::string::npos) << s.message();
+  }
+  for (const auto& [w, h, c] : {std::tuple<uint32_t, uint32_t, Chroma>{2, 2, Chroma::k420}, {8, 1, Chroma::k422},
+                                {1, 1, Chroma::k444}, {1, 1, Chroma::k400}})
+    EXPECT_TRUE(cpu::psnr_plan(w, h, 8, c, o, &plan).is_ok()) << w << "x" << h;
+  o.enable_chroma = false;
+  ASSERT_TRUE(cpu::psnr_plan(1, 1, 8, Chroma::k420, o, &plan).is_ok());
+  EXPECT_EQ(plan.planes, 1u);
 }
 
 TEST(PsnrSsimLimits, CheckSizeRefusesTooSmallPictures) {

@@ -527,6 +527,49 @@ TEST(ModelErrors, MissingOrBadKeys) {
                      "chroma correction without its features");
 }
 
+// Values that load but score NaN or infinity (libvmaf loads them and writes -nan with exit status 0): refused at
+// load, naming the value.
+TEST(ModelErrors, NonFiniteOrNonsenseParameters) {
+  TempDir tmp;
+  const ordered_json base = read_ordered(engine_model("vmaf_v0.6.1"));
+  const std::string svm = base["model_dict"]["model"].get<std::string>();
+  int n = 0;
+  auto svm_with = [&](const std::string& from, const std::string& to) {
+    ordered_json j = base;
+    std::string t = svm;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    j["model_dict"]["model"] = t;
+    return tmp.write("s" + std::to_string(n++) + ".json", j.dump());
+  };
+  const size_t g = svm.find("gamma "), r = svm.find("rho "), sv = svm.find("SV\n") + 3;
+  const std::string gamma = svm.substr(g, svm.find('\n', g) - g), rho = svm.substr(r, svm.find('\n', r) - r);
+  const std::string first = svm.substr(sv, svm.find('\n', sv) - sv);
+  expect_model_error(svm_with(gamma, "gamma nan"), "gamma 'nan'", "gamma nan");
+  expect_model_error(svm_with(gamma, "gamma -inf"), "gamma '-inf'", "gamma -inf");
+  expect_model_error(svm_with(gamma, "gamma -1"), "gamma '-1'", "negative gamma (libsvm refuses it)");
+  expect_model_error(svm_with(rho, "rho inf"), "rho 'inf'", "rho inf");
+  expect_model_error(svm_with(first, "nan" + first.substr(first.find(' '))), "coefficient 'nan'", "coefficient");
+  expect_model_error(svm_with(first, first.substr(0, first.find(' ')) + " 1:inf"), "'1:inf' is not finite",
+                     "support vector value");
+  // A zero score slope (the JSON itself cannot hold a non-finite number: 1e400 is refused as malformed).
+  auto json_with = [&](const std::string& key, size_t i, const std::string& number) {
+    std::string text = base.dump();
+    ordered_json j = base;
+    j["model_dict"][key][i] = 12345.678;
+    text = j.dump();
+    const size_t at = text.find("12345.678");
+    text.replace(at, 9, number);
+    return tmp.write("j" + std::to_string(n++) + ".json", text);
+  };
+  expect_model_error(json_with("slopes", 2, "1e400"), "malformed JSON", "a number past double's range");
+  expect_model_error(json_with("slopes", 0, "0"), "slopes[0] is 0", "zero score slope");
+  // The unchanged text still loads.
+  Model ok;
+  EXPECT_TRUE(Model::load(svm_with(gamma, gamma), &ok).is_ok());
+}
+
 TEST(ModelErrors, BadCollections) {
   TempDir tmp;
   const ordered_json base = read_ordered(engine_model("vmaf_b_v0.6.3"));
