@@ -255,6 +255,11 @@ const std::vector<FixtureSpec>& fixture_specs() {
   return kSpecs;
 }
 
+const FixtureSpec& long_fixture_spec() {
+  static const FixtureSpec kLong = {"g6_256x144_8b_420", Distortion::ringing, 256, 144, 8, Chroma::k420, 32};
+  return kLong;
+}
+
 std::vector<uint8_t> fixture_frame(const FixtureSpec& spec, unsigned frame, bool distorted, bool floor_chroma) {
   Plane p[3];
   reference_planes(spec, frame, p);
@@ -290,7 +295,9 @@ const std::string& fixture_dir() {
       std::fprintf(stderr, "fixtures: cannot create %s: %s\n", d.c_str(), std::strerror(errno));
       std::abort();
     }
-    for (const FixtureSpec& s : fixture_specs()) {
+    std::vector<FixtureSpec> all = fixture_specs();
+    all.push_back(long_fixture_spec());
+    for (const FixtureSpec& s : all) {
       const Status st = write_fixture(s, d);
       if (!st) {
         std::fprintf(stderr, "fixtures: %s\n", st.message().c_str());

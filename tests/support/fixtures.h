@@ -33,8 +33,11 @@ struct FixtureSpec {
 
 const char* distortion_name(Distortion d);
 
-// Every generated pair, in a fixed order.
+// Every generated pair the oracle suites run, in a fixed order.
 const std::vector<FixtureSpec>& fixture_specs();
+// A longer pair (32 frames, with libvmaf's vmaf_v0.6.1 + psnr JSON only) for the tests that need frames to seek to,
+// cut or drop; not among fixture_specs().
+const FixtureSpec& long_fixture_spec();
 
 // One frame as a .yuv file holds it: planar Y, Cb, Cr (chroma planes ceil-sized), one byte a sample at 8 bits,
 // little-endian 16-bit words above. floor_chroma: the chroma planes cut to floor(w / 2) (and floor(h / 2) for
@@ -46,7 +49,8 @@ std::vector<uint8_t> fixture_frame(const FixtureSpec& spec, unsigned frame, bool
 // processes writing the same clip at once never see a partial file).
 Status write_fixture(const FixtureSpec& spec, const std::string& dir, bool floor_chroma = false);
 
-// A folder holding every generated clip, written once per process (removed when the process ends).
+// A folder holding every generated clip (long_fixture_spec()'s too), written once per process (removed when the
+// process ends).
 const std::string& fixture_dir();
 
 }  // namespace vmafx::test

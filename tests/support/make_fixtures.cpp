@@ -5,6 +5,7 @@
 // reads at odd sizes (the same scores: libvmaf never reads the last chroma column or row there).
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "fixtures.h"
 #include "support.h"
@@ -17,7 +18,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const char* dir = argv[argc - 1];
-  for (const FixtureSpec& s : fixture_specs()) {
+  std::vector<FixtureSpec> all = fixture_specs();
+  all.push_back(long_fixture_spec());
+  for (const FixtureSpec& s : all) {
     const vmafx::Status st = write_fixture(s, dir, floor_chroma);
     if (!st) {
       std::fprintf(stderr, "make_fixtures: %s\n", st.message().c_str());

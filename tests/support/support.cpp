@@ -134,6 +134,7 @@ std::vector<Pair> generated_pairs() {
 std::vector<std::string> generated_oracles(const Pair& p) {
   if (!p.generated) return {};
   const char n = p.prefix.size() > 1 ? p.prefix[1] : '?';
+  if (n == '6') return {"vmaf_v0.6.1"};  // long_pair(): with psnr
   std::vector<std::string> v = {"vmaf_v0.6.1", "vmaf_v0.6.1neg", "vmaf_4k_v0.6.1", "vmaf_v1.0.16_3d0h", "psnr_hvs"};
   if (n != '5') v.push_back("ciede");  // g5 is 4:2:0 of an odd height, which ciede refuses (docs/features.md)
   if (n == '1' || n == '2')
@@ -159,6 +160,11 @@ bool has_oracle(const Pair& p, const std::string& suffix) {
   for (const auto& s : generated_oracles(p))
     if (s == suffix) return true;
   return false;
+}
+
+Pair long_pair() {
+  const FixtureSpec& f = long_fixture_spec();
+  return {f.prefix, distortion_name(f.distortion), f.width, f.height, f.bpc, f.chroma, true};
 }
 
 bool shared_testdata_present() {

@@ -85,6 +85,9 @@ struct Pair {
 std::vector<Pair> public_pairs();
 // The generated pairs: always there.
 std::vector<Pair> generated_pairs();
+// The longer generated pair (32 frames, 256x144 8-bit 4:2:0; only its vmaf_v0.6.1 JSON, with psnr): for tests that
+// seek, cut or drop frames. Not among generated_pairs().
+Pair long_pair();
 // What the oracle tests check: every generated pair, then the public pairs whose clips are present (none without
 // ../shared; a note on stdout names those left out, once per process).
 std::vector<Pair> oracle_pairs();
