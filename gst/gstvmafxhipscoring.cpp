@@ -82,8 +82,9 @@ Status ScoringSession::create(const ScoringConfig& cfg, const ScoringGeometry& g
     ModelRequest r;
     r.model = m.model;
     r.name = m.name;
-    r.disable_clip = cfg.disable_clip;
-    r.enable_transform = cfg.enable_transform;
+    r.overrides = m.overrides;
+    r.disable_clip = cfg.disable_clip || m.disable_clip;
+    r.enable_transform = cfg.enable_transform || m.enable_transform;
     sc.models.push_back(r);
   }
   for (const auto& f : cfg.features) sc.features.push_back({f.name, f.options});

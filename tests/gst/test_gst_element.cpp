@@ -650,6 +650,99 @@ void expect_one_element_error(const RunResult& r, GQuark domain, int code, const
   EXPECT_TRUE(r.pooled.empty()) << ctx;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// model-filename takes vmafx-score's --model syntax (FFmpeg's libvmaf filter passes the same): name=, path=,
+// EXTRACTOR.OPTION overloads, disable_clip / enable_transform, several models; a bad key is a settings error naming it.
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream f(path);
+  nlohmann::json j;
+  if (f) f >> j;
+  return j;
+}
+
+TEST(ModelSyntax, VersionAndNameAsFfmpegPassesThem) {
+  REQUIRE_GST();
+  const Pair p = pair_a();
+  Oracle o;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &o).is_ok());
+  const std::string results = temp_path("named.json");
+  const RunResult r = run_pipeline(
+      pair_launch(p, "threads=1 model-filename=\"version=vmaf_v0.6.1:name=hd\" results-filename=\"" + results + "\""));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), o.frames.size());
+  for (size_t i = 0; i < o.frames.size(); i++)
+    EXPECT_NEAR(get_double(r.frames[i].get(), "score"), o.frames[i].at("vmaf"), kVmafTol) << "frame " << i;
+  // The results file names the column as asked.
+  const nlohmann::json j = read_json_file(results);
+  ASSERT_FALSE(j.is_null()) << results;
+  const auto& m = j.at("frames")[0].at("metrics");
+  EXPECT_TRUE(m.contains("hd"));
+  EXPECT_FALSE(m.contains("vmaf"));
+  EXPECT_NEAR(m.at("hd").get<double>(), o.frames[0].at("vmaf"), kVmafTol);
+}
+
+TEST(ModelSyntax, PathAndOverloadsScoreAsTheModelTheyDescribe) {
+  REQUIRE_GST();
+  const Pair p = pair_a();
+  Oracle neg;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1neg"), &neg).is_ok());
+  // vmaf_v0.6.1neg is vmaf_v0.6.1 with the gain limits at 1: the same model from a path, and vmaf_v0.6.1 with the
+  // overloads, both score as libvmaf scores the neg model.
+  const std::string neg_path = project_models_dir() + "/vmaf_v0.6.1neg.json";
+  for (const std::string spec :
+       {"path=" + neg_path,
+        std::string("version=vmaf_v0.6.1:vif.vif_enhn_gain_limit=1.0:adm.adm_enhn_gain_limit=1.0")}) {
+    SCOPED_TRACE(spec);
+    const RunResult r = run_pipeline(pair_launch(p, "threads=1 model-filename=\"" + spec + "\""));
+    ASSERT_TRUE(r.eos) << r.describe_errors();
+    EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+    std::map<std::string, double> max_diff;
+    expect_frames_match(r, neg, spec, &max_diff);
+    expect_pooled_matches(r, neg, spec);
+  }
+}
+
+TEST(ModelSyntax, SeveralModelsWithTheirOwnKeys) {
+  REQUIRE_GST();
+  const Pair p = pair_a();
+  Oracle v, four;
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_v0.6.1"), &v).is_ok());
+  ASSERT_TRUE(load_oracle(p.oracle_path("vmaf_4k_v0.6.1"), &four).is_ok());
+  const RunResult r = run_pipeline(pair_launch(
+      p, "threads=1 model-filename=\"version=vmaf_v0.6.1:name=hd,version=vmaf_4k_v0.6.1:name=uhd:disable_clip\""));
+  ASSERT_TRUE(r.eos) << r.describe_errors();
+  EXPECT_TRUE(r.errors.empty()) << r.describe_errors();
+  ASSERT_EQ(r.frames.size(), v.frames.size());
+  for (size_t i = 0; i < v.frames.size(); i++) {
+    EXPECT_NEAR(get_double(r.frames[i].get(), "score"), v.frames[i].at("vmaf"), kVmafTol) << "frame " << i;
+    // disable_clip changes nothing inside [0, 100]: libvmaf's clipped 4k scores.
+    const double uhd = get_double(r.frames[i].get(), "uhd");
+    ASSERT_FALSE(std::isnan(uhd)) << "no field uhd in frame " << i;
+    if (four.frames[i].at("vmaf") < 100) EXPECT_NEAR(uhd, four.frames[i].at("vmaf"), kVmafTol) << "frame " << i;
+  }
+}
+
+TEST(ModelSyntax, ABadKeyIsASettingsErrorNamingIt) {
+  REQUIRE_GST();
+  const struct {
+    const char* spec;
+    const char* needle;
+  } cases[] = {
+      {"version=vmaf_v0.6.1:foo=bar", "'foo'"},
+      {"version=vmaf_v0.6.1:disable_clip=yes", "disable_clip takes true or false"},
+      {"version=vmaf_v0.6.1:name=1x", "'1x' is not a column name"},
+      {"name=hd", "needs version=NAME or path=FILE"},
+      {"version=vmaf_v0.6.1:name=a,version=vmaf_4k_v0.6.1:name=a", "two models score into the column 'a'"},
+  };
+  for (const auto& c : cases) {
+    const RunResult r = run_pipeline(pair_launch(pair_c(), std::string("model-filename=\"") + c.spec + "\""));
+    expect_one_element_error(r, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS, c.needle, c.spec);
+    EXPECT_TRUE(r.frames.empty()) << c.spec;
+  }
+}
+
 TEST(Errors, MissingModelFile) {
   REQUIRE_GST();
   const std::string missing = temp_path("no-such-model.json");
