@@ -412,7 +412,7 @@ TEST(HipDmaBuf, OracleClipsThroughDmaBufsScoreLikeSystemMemory) {
   const Extras x = load_extras(*dev);
   ASSERT_TRUE(x.get_handle) << x.why;
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+  for (const auto& pair : vmafx::test::oracle_pairs_420(&absent)) {
     checked.push_back(pair.name());
     vmafx::test::PairClips clips;
     ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));

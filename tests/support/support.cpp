@@ -190,6 +190,16 @@ std::vector<Pair> oracle_pairs() {
   return v;
 }
 
+std::vector<Pair> oracle_pairs_420(std::vector<std::string>* absent) {
+  std::vector<Pair> v;
+  for (const Pair& p : generated_pairs())
+    if (p.chroma == Chroma::k420) v.push_back(p);
+  std::vector<std::string> missing;
+  for (Pair& p : present_pairs(&missing)) v.push_back(std::move(p));
+  if (absent) absent->insert(absent->end(), missing.begin(), missing.end());
+  return v;
+}
+
 const Pair* find_generated_pair(const std::string& prefix) {
   static const std::vector<Pair> pairs = generated_pairs();
   for (const Pair& p : pairs)

@@ -97,6 +97,9 @@ std::vector<Pair> oracle_pairs();
 bool has_oracle(const Pair& p, const std::string& suffix);
 // Every oracle suffix of a generated pair, in the order of tests/data/generated/README.md.
 std::vector<std::string> generated_oracles(const Pair& p);
+// The 4:2:0 pairs of oracle_pairs() (g1, g2 10-bit, g5 odd-sized, and the public pairs present), for suites written
+// for 4:2:0 clips; the names of the public pairs absent are appended to *absent (when not null).
+std::vector<Pair> oracle_pairs_420(std::vector<std::string>* absent);
 // Whether ../shared/testdata (or $VMAFX_SHARED_DIR/testdata) holds the public clips.
 bool shared_testdata_present();
 // The first public pair whose prefix starts with `prefix` ("b_", "c_321x241_8b"); null when none does.
