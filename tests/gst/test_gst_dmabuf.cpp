@@ -418,11 +418,11 @@ TEST(DmaBufFallback, PropertiesAndWhatEachBackendDoes) {
     EXPECT_EQ(r.frames.size(), clips.ref.frames());
   }
   if (!has_gpu()) {
-    std::printf("[ info     ] no GPU here: backend=hip and its fallback run on the GPU machine "
+    std::printf("[ info     ] no GPU here: backend=hip and its fallback run on a GPU machine "
                 "(this test, and GpuDmaBuf.*)\n");
     return;
   }
-  // backend=hip: memfds are not importable as external memory (measured on the GPU machine: see docs/dmabuf.md); with
+  // backend=hip: memfds are not importable as external memory (measured on a GPU machine: see docs/dmabuf.md); with
   // allow-copy the frames are mapped and uploaded, said once and counted; without it the element errors out.
   const RunResult copied_run = run_feeds(p, clips, f, f, "backend=hip allow-copy=true");
   ASSERT_TRUE(copied_run.eos) << copied_run.describe_errors();
@@ -444,7 +444,7 @@ TEST(DmaBufFallback, PropertiesAndWhatEachBackendDoes) {
 
 TEST(GpuDmaBuf, CudaExportedDmaBufsThroughTheElement) {
   REQUIRE_GST();
-  if (!has_gpu()) GTEST_SKIP() << "no GPU: CUDA/HIP-exported dma-bufs need one (run on the GPU machine)";
+  if (!has_gpu()) GTEST_SKIP() << "no GPU: CUDA/HIP-exported dma-bufs need one (run on a GPU machine)";
   // Export through the runtime already loaded by the engine.
   const char* libs[] = {"libcuda.so.1", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5"};
   using ExportFn = int (*)(void*, unsigned long long, size_t, int, unsigned long long);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The element on the GPU: the public clips and the shipped sample through real pipelines with backend=hip give
 // exactly the frame and pooled messages of backend=cpu (every field, ==). Skips with the reason where no GPU exists
-// (CI); the GPU machine's run is recorded in docs/device-testing.md.
+// (CI); runs on a GPU are recorded in docs/gpu-testing.md.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,7 +66,7 @@ class ElementHip : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!gst_ready(&why)) GTEST_SKIP() << why;
-    if (!gpu_usable(&why)) GTEST_SKIP() << "no usable GPU (" << why << "): backend=hip runs on the GPU machine";
+    if (!gpu_usable(&why)) GTEST_SKIP() << "no usable GPU (" << why << "): backend=hip runs on a GPU machine";
   }
 };
 

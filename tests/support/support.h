@@ -22,7 +22,7 @@ namespace vmafx::test {
 // ../shared/testdata beside the checkout (VMAFX_SHARED_DIR overrides), and our own tests/data.
 std::string shared_testdata_dir();
 std::string shared_models_dir();
-// The project's source tree: $VMAFX_SOURCE_DIR when set (a copy of the tree elsewhere, e.g. on the GPU machine),
+// The project's source tree: $VMAFX_SOURCE_DIR when set (a copy of the tree elsewhere, e.g. on a GPU machine),
 // else the tree the tests were built from.
 std::string project_source_dir();
 std::string project_data_dir();  // tests/data

@@ -1,34 +1,28 @@
-#!/bin/bash
+#!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# GPU benchmark "nvdec" (GPU machine, NVIDIA, GStreamer 1.22's nvcodec from the packed runtime): staged by
-# `scripts/device/stage.sh cuda` (1080p streams) or `scripts/device/stage.sh nvdec4k` (4K streams), run from the
-# tree's root there carrying [".devrun", ".devdata", ".devcarry"]:   bash .devrun/bench-nvdec.sh [sections]
-# Sections (default: every one whose streams are staged): nvdec (decode alone vs decode + scoring through
-# memory:CUDAMemory vs today's system-memory path, both streams decoded on the GPU, per staged size and codec),
-# many (eight 1080p pipelines in one process: every stream's scores against its single run, aggregate frames per
-# second, device memory per stream), gl (GL zero-copy vs gldownload at 1080p, EGL device platform and GLX).
-# Every run is timed as the whole gst-launch process (start-up included) and repeated (VMAFX_BENCH_REPS, default 3;
-# the median is printed). The summary lines (one per measurement) go to stdout.
-set -u
-START=$(date +%s)
-# Logs go to one folder, packed into $OUT/bench-nvdec-logs.tar.xz at the end (the device tool returns at most 8 files);
-# a caller that passes VMAFX_LOGS gets them in its folder instead, and packs them itself.
-own_logs=0
-[ -n "${VMAFX_LOGS:-}" ] || { VMAFX_LOGS=/tmp/bench-nvdec-logs-$$; own_logs=1; }
-LOGS=$VMAFX_LOGS; mkdir -p "$LOGS"; export VMAFX_LOGS
-python3 .devdata/unpack.py .devdata >/dev/null
-source .devcarry/env.sh
-export GST_PLUGIN_PATH_1_0=$PWD/.devrun/gst GST_REGISTRY_1_0=/tmp/gst-registry-bench-$$.bin GST_REGISTRY_FORK=no
-S=.devdata/nvdec
+# The NVDEC / GL benchmarks (NVIDIA; GStreamer 1.22's nvcodec and GL):
+#   scripts/gpu/bench-nvdec.sh BUILD_DIR LOG_DIR STREAM_DIR [SECTION...]
+# STREAM_DIR: the streams of scripts/make-nvdec-streams.sh. Sections (default: nvdec many gl): nvdec (decode alone vs
+# decode + scoring through memory:CUDAMemory vs the system-memory path, both streams decoded on the GPU, per size and
+# codec found), many (eight 1080p pipelines in one process: every stream's scores against its single run, aggregate
+# frames per second, device memory per stream), gl (GL zero-copy vs gldownload at 1080p on EGL's device platform, and
+# on GLX when DISPLAY is set). Every run is timed as the whole gst-launch process (start-up included) and repeated
+# (VMAFX_BENCH_REPS, default 3; the median is printed); VMAFX_BENCH_LIMIT_S (default 3600) bounds the whole (later measurements are skipped, saying so). One
+# line per measurement on stdout; logs in LOG_DIR.
+USAGE_MORE="STREAM_DIR [SECTION...]"
+source "$(dirname "$0")/common.sh"
+[ $# -ge 1 ] && [ -d "$1" ] || { echo "usage: $(basename "$0") BUILD_DIR LOG_DIR STREAM_DIR [SECTION...]" >&2; exit 2; }
+S=$(cd "$1" && pwd)
+shift
+command -v gst-launch-1.0 >/dev/null || { echo "bench-nvdec: gst-launch-1.0 missing"; exit 77; }
 REPS=${VMAFX_BENCH_REPS:-3}
-BUDGET=${VMAFX_BENCH_BUDGET_S:-560}
+LIMIT=${VMAFX_BENCH_LIMIT_S:-3600}
 sections=${*:-nvdec many gl}
-{ nvidia-smi -L; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nproc; date -u; } \
-  > "$LOGS/bench_machine.txt" 2>&1
+cp "$LOGS/machine.txt" "$LOGS/bench_machine.txt"
 gst-inspect-1.0 vmafxhip > "$LOGS/bench_inspect.txt" 2>&1  # warms the registry outside the timed runs
-gst-inspect-1.0 nvh264dec > /dev/null 2>&1 || { echo "nvh264dec not registered: no nvcodec (packed runtime?)"; exit 1; }
+gst-inspect-1.0 nvh264dec > /dev/null 2>&1 || { echo "nvh264dec not registered: no nvcodec"; exit 77; }
 
-left() { echo $(( BUDGET - ($(date +%s) - START) )); }
+left() { echo $(( LIMIT - ($(date +%s) - START) )); }
 # Runs "$@" (a gst-launch line) REPS times; prints the median wall time in ms; the last run's log in $log.
 timed() {  # $1 name, rest: command
   local name=$1; shift
@@ -50,11 +44,11 @@ frames_of() { grep -c 'type=(string)frame' "$LOGS/$1.log"; }
 if [[ " $sections " == *" nvdec "* ]]; then
   for size in 1080p 2160p; do
     ref=$S/ref_$size.h264
-    [ -f "$ref" ] || { echo "nvdec $size: no streams staged"; continue; }
+    [ -f "$ref" ] || { echo "nvdec $size: no streams in $S"; continue; }
     for dist in $S/dist_$size.h264 $S/dist_$size.h265; do
       [ -f "$dist" ] || continue
       codec=${dist##*.}
-      [ "$(left)" -gt 60 ] || { echo "nvdec $size $codec: skipped (budget)"; continue; }
+      [ "$(left)" -gt 60 ] || { echo "nvdec $size $codec: skipped (time limit)"; continue; }
       # Decode alone: both streams, as the scoring pipelines decode them.
       d=$(timed "nvdec_${size}_${codec}_decode" gst-launch-1.0 $(dec $ref "fakesink") $(dec $dist "fakesink"))
       z=$(timed "nvdec_${size}_${codec}_cuda" gst-launch-1.0 -m $(dec $ref "v.ref_sink") $(dec $dist "v.dist_sink") \
@@ -90,9 +84,9 @@ with_memory() {  # $1 name, rest: command
 if [[ " $sections " == *" many "* ]]; then
   ref=$S/ref_1080p.h264 dist=$S/dist_1080p.h264
   if [ ! -f "$ref" ] || [ ! -f "$dist" ]; then
-    echo "many: no 1080p streams staged"
+    echo "many: no 1080p streams in $S"
   elif [ "$(left)" -le 90 ]; then
-    echo "many: skipped (budget)"
+    echo "many: skipped (time limit)"
   else
     idle=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits | head -1)
     with_memory many_single gst-launch-1.0 -m $(dec $ref "v0.ref_sink") $(dec $dist "v0.dist_sink") \
@@ -154,15 +148,12 @@ if [[ " $sections " == *" gl "* ]]; then
   }
   for platform in egl glx; do
     if [ $platform = glx ]; then
-      if ! declare -f vmafx_start_glx >/dev/null || [ ! -f .devcarry/runtime.tar.xz ]; then
-        echo "gl glx: no packed runtime (prepare-runtime.sh --glx)"; continue
-      fi
-      [ -n "${DISPLAY:-}" ] || vmafx_start_glx
-      env_p="GST_GL_PLATFORM=glx GST_GL_WINDOW=x11"
+      [ -n "${DISPLAY:-}" ] || { echo "gl glx: no DISPLAY (an X server with the GPU's GLX; scripts/gpu/glx.sh)"; continue; }
+      env_p="GST_GL_PLATFORM=glx GST_GL_WINDOW=x11 __GLX_VENDOR_LIBRARY_NAME=${VMAFX_GLX_VENDOR:-nvidia}"
     else
       env_p="GST_GL_PLATFORM=egl GST_GL_WINDOW=egl-device"
     fi
-    [ "$(left)" -gt 60 ] || { echo "gl $platform: skipped (budget)"; continue; }
+    [ "$(left)" -gt 60 ] || { echo "gl $platform: skipped (time limit)"; continue; }
     z=$(timed gl_${platform}_zero_copy env $env_p gst-launch-1.0 -m $(gl_pipeline ""))
     zf=$(frames_of gl_${platform}_zero_copy)
     d=$(timed gl_${platform}_download env $env_p gst-launch-1.0 -m $(gl_pipeline "gldownload !"))
@@ -173,6 +164,4 @@ if [[ " $sections " == *" gl "* ]]; then
     echo "gl $platform zero-copy run: $(grep -c 'GL frames are downloaded' "$LOGS/gl_${platform}_zero_copy.log") download notices (0: every frame read through the interop)"
   done
 fi
-[ $own_logs = 1 ] && python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], "w:xz"); t.add(sys.argv[2], arcname="."); t.close()' \
-  "$OUT/bench-nvdec-logs.tar.xz" "$LOGS" && rm -rf "$LOGS"
-echo "bench-nvdec done $(( $(date +%s) - START ))s"
+echo "bench-nvdec done in $(elapsed)s"
