@@ -217,12 +217,15 @@ Status write_clip(const FixtureSpec& s, bool distorted, bool floor_chroma, const
   return Status::ok();
 }
 
-// The per-process folder and the clips written into it, removed at exit.
+// The per-process folder and the clips written into it, removed when the process that wrote them exits (not by a
+// forked child that exits normally while its parent still reads them).
 struct FixtureFolder {
   std::string dir;
+  pid_t owner = 0;
   std::mutex mu;
   std::set<std::string> written;
   ~FixtureFolder() {
+    if (owner != ::getpid()) return;
     for (const auto& p : written) std::remove(p.c_str());
     if (!dir.empty()) ::rmdir(dir.c_str());
   }
@@ -307,6 +310,7 @@ const std::string& fixture_dir() {
       f.written.insert(clip_path(d, s, true));
     }
     f.dir = d;
+    f.owner = ::getpid();
   }
   return f.dir;
 }
