@@ -18,6 +18,11 @@ using OptionPairs = std::vector<std::pair<std::string, std::string>>;
 struct ScoringModel {
   std::string model;
   std::string name;  // score column ("vmaf" for the first model)
+  // From the model's spec (libvmaf's --model syntax): EXTRACTOR.OPTION overloads, and per-model disable_clip and
+  // enable_transform (added to the element's properties of the same names).
+  OptionPairs overrides;
+  bool disable_clip = false;
+  bool enable_transform = false;
 };
 
 // One feature beyond the models' (libvmaf's --feature NAME=opt=val:opt=val).

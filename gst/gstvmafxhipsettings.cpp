@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "vmafx/model.h"
+#include "vmafx/model_spec.h"
 
 namespace vmafx::gst {
 
@@ -108,10 +109,12 @@ void install_properties(GObjectClass* k) {
   g_object_class_install_property(
       k, PROP_MODEL_FILENAME,
       g_param_spec_string("model-filename", "Model files",
-                          "Comma-separated VMAF models: built-in versions (vmaf_v0.6.1, vmaf_v0.6.1neg, "
-                          "vmaf_4k_v0.6.1, vmaf_4k_v0.6.1neg, vmaf_b_v0.6.3), paths of libvmaf JSON model files, or "
-                          "auto (vmaf_4k_v0.6.1 from 2160 lines up, else vmaf_v0.6.1); score is the first model's, "
-                          "the others' under their names; empty: features only",
+                          "Comma-separated VMAF models, each a built-in version (vmaf_v0.6.1, vmaf_4k_v0.6.1, "
+                          "vmaf_v1.0.16_3d0h, ...), the path of a libvmaf JSON model file, auto (vmaf_4k_v0.6.1 "
+                          "from 2160 lines up, else vmaf_v0.6.1), or libvmaf's --model syntax "
+                          "(version=NAME|path=FILE[:name=COLUMN][:disable_clip][:enable_transform]"
+                          "[:EXTRACTOR.OPTION=VALUE]); score is the first model's (unless named), the others' "
+                          "under their names; empty: features only",
                           kDefaultModel, kReady));
   bool_prop(k, PROP_DISABLE_CLIP, "disable-clip", "Disable clipping", "Do not clip VMAF scores to the model's range",
             false);
@@ -353,30 +356,45 @@ Status parse_models(const std::string& text, unsigned ref_height, std::vector<Sc
   out->clear();
   if (auto_choices) auto_choices->clear();
   if (trim(text).empty()) return Status::ok();
+  std::vector<ScoringModel> models;
   for (const std::string& raw : split(text, ',')) {
-    std::string model = trim(raw);
-    if (model.empty()) return {Errc::invalid_argument, "model-filename '" + text + "' has an empty entry"};
-    if (model == "auto") {
-      model = ref_height >= 2160 ? "vmaf_4k_v0.6.1" : "vmaf_v0.6.1";
+    std::string entry = trim(raw);
+    if (entry.empty()) return {Errc::invalid_argument, "model-filename '" + text + "' has an empty entry"};
+    if (entry == "auto") {
+      entry = ref_height >= 2160 ? "vmaf_4k_v0.6.1" : "vmaf_v0.6.1";
       if (auto_choices)
-        auto_choices->push_back("model-filename=auto: " + model + " for " + std::to_string(ref_height) +
+        auto_choices->push_back("model-filename=auto: " + entry + " for " + std::to_string(ref_height) +
                                 "-line video");
     }
+    // vmafx-score's --model syntax (the engine's parser): "vmaf_v0.6.1", "version=vmaf_v0.6.1:name=hd",
+    // "path=/m.json:vif.vif_enhn_gain_limit=1.0", "vmaf_4k_v0.6.1:disable_clip".
+    vmafx::ModelSpec spec;
+    VMAFX_TRY(vmafx::parse_model_spec(entry, &spec, "model-filename"));
     ScoringModel m;
-    m.model = model;
-    if (out->empty()) {
+    m.model = spec.request.model;
+    m.overrides = spec.request.overrides;
+    m.disable_clip = spec.request.disable_clip;
+    m.enable_transform = spec.request.enable_transform;
+    if (spec.name_given) {
+      m.name = spec.request.name;
+    } else if (models.empty()) {
       m.name = "vmaf";
-    } else if (Model::is_builtin(model)) {
-      m.name = model;
+    } else if (!spec.version.empty()) {
+      m.name = spec.version;
     } else {
-      gchar* base = g_path_get_basename(model.c_str());
+      gchar* base = g_path_get_basename(spec.path.c_str());
       std::string b = base;
       g_free(base);
       if (b.size() > 5 && b.compare(b.size() - 5, 5, ".json") == 0) b.resize(b.size() - 5);
       m.name = b;
     }
-    out->push_back(m);
+    for (const auto& other : models)
+      if (other.name == m.name)
+        return {Errc::invalid_argument, "model-filename '" + text + "': two models score into the column '" +
+                                            m.name + "': give one another name (name=COLUMN)"};
+    models.push_back(std::move(m));
   }
+  *out = std::move(models);
   return Status::ok();
 }
 

@@ -130,9 +130,12 @@ bool settings_get(const Settings& s, guint prop_id, GValue* value);
 // False (after a GLib warning naming the property and the state) when `pspec` may not change in `state`.
 bool property_change_allowed(GstElement* element, GParamSpec* pspec, GstState state);
 
-// model-filename: a comma-separated list of built-in versions and libvmaf JSON files ("auto" picks vmaf_4k_v0.6.1
-// for references of 2160 lines or more, else vmaf_v0.6.1). The first model's score column is "vmaf" (message field
-// "score"); another model's is its version, or its file name without ".json". Empty: no model.
+// model-filename: a comma-separated list of models, each in vmafx-score's --model syntax (vmafx/model_spec.h: a
+// built-in version or a libvmaf JSON file, alone or as version=NAME / path=FILE with name=COLUMN, disable_clip,
+// enable_transform and EXTRACTOR.OPTION=VALUE overloads), or "auto" (vmaf_4k_v0.6.1 for references of 2160 lines or
+// more, else vmaf_v0.6.1). A model's score column is its name=; without one, the first model's is "vmaf" (message
+// field "score"), another's its version or its file name without ".json". Two models of one column, or a bad key,
+// are Errc::invalid_argument naming it. Empty: no model.
 Status parse_models(const std::string& text, unsigned ref_height, std::vector<ScoringModel>* out,
                     std::vector<std::string>* auto_choices);
 // features: libvmaf's --feature syntax, entries separated by commas: "psnr", "float_ssim",

@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Makes the H.264 / HEVC streams the NVDEC tests and benchmarks decode (tests/gst/test_gst_cuda.cpp,
-# scripts/device/bench-nvdec.sh): generated fixtures, never committed. The content is the public clip
-# a_576x324_8b_ref.yuv of ../shared/testdata (48 frames) played forwards and backwards until 300 frames, scaled to
-# 1920x1080 and 3840x2160, then encoded on the CPU (x264enc, x265enc: the H200 has no NVENC):
+# scripts/gpu/cuda.sh, scripts/gpu/bench-nvdec.sh): generated, never committed. The content is the public clip
+# a_576x324_8b_ref.yuv of ../shared/testdata (48 frames; $VMAFX_SHARED_DIR/testdata overrides) played forwards and
+# backwards until 300 frames, scaled to 1920x1080 and 3840x2160, then encoded on the CPU (x264enc, x265enc):
 #   ref_<size>.h264    the reference at a high bit rate (1080p 1800 kbit/s, 4K 4000 kbit/s: the content is a scaled
-#                      576x324 clip), decoded on the GPU too (raw 1080p or 4K would not fit an upload)
+#                      576x324 clip), decoded on the GPU too
 #   dist_<size>.h264   the distorted stream, x264 at a low bit rate (1080p 700 kbit/s, 4K 2000 kbit/s)
 #   dist_<size>.h265   the same with x265 (where x265enc exists: Debian's gstreamer1.0-plugins-bad)
-# About 4 MB for 1080p and 10 MB for 4K (the GPU machine takes 64 MiB per call, the packed runtime is 46 MB of it:
-# stage.sh sends 4K in a call of its own). Measured here (2 cores shared with other builds): 1080p about 4 minutes,
-# 4K about 7 minutes more.
-# Usage: scripts/make-nvdec-streams.sh [out-dir] [sizes]   (default .devdata/nvdec, sizes "1080p 2160p")
-# Prints each file's size; re-running skips files that exist (delete them to remake).
+# About 4 MB for 1080p and 10 MB for 4K; on 2 CPU cores 1080p takes about 4 minutes, 4K about 7 minutes more.
+# Usage: scripts/make-nvdec-streams.sh [out-dir] [sizes]   (default ${XDG_CACHE_HOME:-~/.cache}/vmafxhip-nvdec,
+# sizes "1080p 2160p"). Prints each file's size; re-running skips files that exist (delete them to remake).
 set -euo pipefail
 top=$(git rev-parse --show-toplevel)
-out=${1:-$top/.devdata/nvdec}
+out=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/vmafxhip-nvdec}
 sizes=${2:-1080p 2160p}
 shared=${VMAFX_SHARED_DIR:-$top/../shared}
 src=$shared/testdata/a_576x324_8b_ref.yuv

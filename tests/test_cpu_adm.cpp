@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CPU reference of integer ADM against libvmaf: the JSON scores of every public pair (default model, and the neg
-// model's gain limit 1), exact doubles of a scratch libvmaf (C path) for synthetic 8..16-bit content, P010 words,
+// CPU reference of integer ADM against libvmaf: the JSON scores of every generated pair and every public pair present
+// (default model, the neg model's gain limit 1, the v1 models' options), exact doubles of a scratch libvmaf (C path) for synthetic 8..16-bit content, P010 words,
 // padded and interleaved rows, the stage functions composed by hand, and size and option limits.
 #include <gtest/gtest.h>
 
@@ -73,52 +73,50 @@ void expect_pair_matches(const Pair& p, const std::string& model, const cpu::Adm
   std::printf("\n");
 }
 
-class AdmPublicPair : public ::testing::TestWithParam<Pair> {};
+class AdmOraclePair : public ::testing::TestWithParam<Pair> {};
 
-// Pairs a, b (10-bit), c (321x241, against the C-path file) and d.
-TEST_P(AdmPublicPair, MatchesLibvmafJsonEveryFrame) {
+// The generated pairs (8/10-bit, odd sizes, 4:2:0/4:2:2/4:4:4), and the public pairs a, b (10-bit), c (321x241,
+// against the C-path file) and d when ../shared is there.
+TEST_P(AdmOraclePair, MatchesLibvmafJsonEveryFrame) {
   expect_pair_matches(GetParam(), "vmaf_v0.6.1", cpu::AdmOptions{}, "");
 }
 
-INSTANTIATE_TEST_SUITE_P(Oracle, AdmPublicPair, ::testing::ValuesIn(test::public_pairs()),
+INSTANTIATE_TEST_SUITE_P(Oracle, AdmOraclePair, ::testing::ValuesIn(test::oracle_pairs()),
                          [](const ::testing::TestParamInfo<Pair>& i) { return i.param.test_name(); });
 
 TEST(CpuAdm, GainLimitOneMatchesNegModelJson) {
   unsigned n = 0;
-  for (const Pair& p : test::public_pairs()) {
-    if (p.prefix.rfind("a_", 0) != 0) continue;
+  for (const Pair& p : test::oracle_pairs()) {
+    if (!test::has_oracle(p, "vmaf_v0.6.1neg")) continue;
     cpu::AdmOptions opt;
     opt.enhn_gain_limit = 1.0;
     expect_pair_matches(p, "vmaf_v0.6.1neg", opt, "_egl_1");
     n++;
   }
-  EXPECT_EQ(n, 2u) << "expected both distorted clips of pair a";
+  EXPECT_GE(n, test::generated_pairs().size()) << "every generated pair has a neg-model oracle";
 }
 
 // The VMAF v1 models' ADM (adm_csf_mode 2, dlm weight 0.7, gain limit 1, min 0.5, noise weight 0.02; viewing
 // distance and display height per model) against the v1 oracle files, under libvmaf's option-suffixed names.
-struct V1AdmCase {
-  const char* pair;   // Pair::name()
+struct V1AdmModel {
   const char* model;  // oracle file's model part
   double nvd;
   int rdh;
   const char* suffix;
 };
-const V1AdmCase kV1AdmCases[] = {
-    {"a_576x324_8b_x264crf35", "vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
-    {"a_576x324_8b_down288", "vmaf_v1.0.16_5d0h", 5.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_5"},
-    {"b_576x324_10b_x264crf33", "vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
-    {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
-    {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_1d5h_2160", 1.5, 2160,
-     "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_1.5_rdh_2160"},
+const V1AdmModel kV1AdmModels[] = {
+    {"vmaf_v1.0.16_3d0h", 3.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02"},
+    {"vmaf_v1.0.16_5d0h", 5.0, 1080, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_5"},
+    {"vmaf_v1.0.16_1d5h_2160", 1.5, 2160, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_nvd_1.5_rdh_2160"},
+    {"vmaf_v1.0.16_3d0h_2160", 3.0, 2160, "_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_rdh_2160"},
 };
 
 TEST(CpuAdm, V1ModelOptionsMatchV1OracleJson) {
-  unsigned n = 0;
-  for (const V1AdmCase& c : kV1AdmCases) {
-    for (const Pair& p : test::public_pairs()) {
-      if (p.name() != c.pair) continue;
-      SCOPED_TRACE(std::string(c.pair) + " " + c.model);
+  unsigned n = 0, generated = 0;
+  for (const Pair& p : test::oracle_pairs()) {
+    for (const V1AdmModel& c : kV1AdmModels) {
+      if (!test::has_oracle(p, c.model)) continue;
+      SCOPED_TRACE(p.name() + " " + c.model);
       cpu::AdmOptions opt;
       opt.csf_mode = cpu::kAdmCsfBlend;
       opt.dlm_weight = 0.7;
@@ -129,9 +127,12 @@ TEST(CpuAdm, V1ModelOptionsMatchV1OracleJson) {
       opt.ref_display_height = c.rdh;
       expect_pair_matches(p, c.model, opt, c.suffix);
       n++;
+      generated += p.generated;
     }
   }
-  EXPECT_EQ(n, 5u) << "expected the five v1 oracle files";
+  // Every generated pair has the 3d0h oracle, g1 and g2 the other three models' too.
+  EXPECT_EQ(generated, test::generated_pairs().size() + 6);
+  std::printf("  %u v1 oracle files checked\n", n);
 }
 
 // Every other ADM option (Barten CSF with its two scales, the refitted blend, blend tables of other displays,
@@ -391,11 +392,11 @@ void expect_same_scores(const cpu::AdmScores& a, const cpu::AdmScores& b, const 
   }
 }
 
-// Pair b rebuilt as P010 (NV12 layout, the 10-bit sample in the high bits of each word) and read through a
-// PictureView: the shift is applied on the read and the scores equal the planar 10-bit ones.
-TEST(CpuAdm, P010WordsScoreLikePlanar10Bit) {
-  const Pair* p = test::find_public_pair("b_");
-  ASSERT_NE(p, nullptr);
+// A 10-bit pair (g2; pair b too when ../shared is there) rebuilt as P010 (NV12 layout, the 10-bit sample in the
+// high bits of each word) and read through a PictureView: the shift is applied on the read and the scores equal the
+// planar 10-bit ones.
+void expect_p010_like_planar(const Pair& pair) {
+  const Pair* p = &pair;
   test::PairClips c;
   ASSERT_OK(test::open_pair_clips(*p, &c));
   FormatInfo p010;
@@ -431,32 +432,42 @@ TEST(CpuAdm, P010WordsScoreLikePlanar10Bit) {
   }
 }
 
-// Rows far apart (padded stride) and samples two apart (interleaved with other data) are read in place.
+TEST(CpuAdm, P010WordsScoreLikePlanar10Bit) {
+  for (const Pair& p : test::pairs_of_kind("g2_", "b_")) {
+    SCOPED_TRACE(p.name());
+    expect_p010_like_planar(p);
+  }
+}
+
+// Rows far apart (padded stride) and samples two apart (interleaved with other data) are read in place (an odd-sized
+// pair: g5, and c when ../shared is there).
 TEST(CpuAdm, PaddedAndInterleavedRowsReadInPlace) {
-  const Pair* p = test::find_public_pair("c_");
-  ASSERT_NE(p, nullptr);
-  test::PairClips c;
-  ASSERT_OK(test::open_pair_clips(*p, &c));
-  const cpu::Plane r0 = cpu::luma_plane(c.ref.frame(5)), d0 = cpu::luma_plane(c.dist.frame(5));
-  auto spread = [](const cpu::Plane& src, std::vector<uint8_t>* mem) {
-    const ptrdiff_t stride = ptrdiff_t(src.w) * 2 + 37;
-    mem->assign(size_t(stride) * src.h, 0xA5);
-    for (uint32_t y = 0; y < src.h; y++)
-      for (uint32_t x = 0; x < src.w; x++) (*mem)[size_t(y) * stride + 2 * x] = uint8_t(src.at(x, y));
-    cpu::Plane p = src;
-    p.data = mem->data();
-    p.stride = stride;
-    p.step = 2;
-    return p;
-  };
-  std::vector<uint8_t> rm, dm;
-  const cpu::Plane r1 = spread(r0, &rm), d1 = spread(d0, &dm);
-  cpu::Adm adm;
-  ASSERT_TRUE(adm.init(p->width, p->height, 8, {}).is_ok());
-  cpu::AdmScores a, b;
-  ASSERT_TRUE(adm.compute(r0, d0, &a).is_ok());
-  ASSERT_TRUE(adm.compute(r1, d1, &b).is_ok());
-  expect_same_scores(a, b, "step 2, padded stride");
+  for (const Pair& pair : test::pairs_of_kind("g5_", "c_")) {
+    SCOPED_TRACE(pair.name());
+    const Pair* p = &pair;
+    test::PairClips c;
+    ASSERT_OK(test::open_pair_clips(*p, &c));
+    const cpu::Plane r0 = cpu::luma_plane(c.ref.frame(5)), d0 = cpu::luma_plane(c.dist.frame(5));
+    auto spread = [](const cpu::Plane& src, std::vector<uint8_t>* mem) {
+      const ptrdiff_t stride = ptrdiff_t(src.w) * 2 + 37;
+      mem->assign(size_t(stride) * src.h, 0xA5);
+      for (uint32_t y = 0; y < src.h; y++)
+        for (uint32_t x = 0; x < src.w; x++) (*mem)[size_t(y) * stride + 2 * x] = uint8_t(src.at(x, y));
+      cpu::Plane p = src;
+      p.data = mem->data();
+      p.stride = stride;
+      p.step = 2;
+      return p;
+    };
+    std::vector<uint8_t> rm, dm;
+    const cpu::Plane r1 = spread(r0, &rm), d1 = spread(d0, &dm);
+    cpu::Adm adm;
+    ASSERT_TRUE(adm.init(p->width, p->height, 8, {}).is_ok());
+    cpu::AdmScores a, b;
+    ASSERT_TRUE(adm.compute(r0, d0, &a).is_ok());
+    ASSERT_TRUE(adm.compute(r1, d1, &b).is_ok());
+    expect_same_scores(a, b, "step 2, padded stride");
+  }
 }
 
 // The stage functions, composed by hand the way a GPU port schedules them, give compute()'s scores exactly.
@@ -531,21 +542,21 @@ cpu::AdmScores run_stages(const cpu::Plane& ref, const cpu::Plane& dist, const c
 }
 
 TEST(CpuAdm, StagesComposeToCompute) {
-  const Pair* p = test::find_public_pair("c_");
-  ASSERT_NE(p, nullptr);
-  test::PairClips c;
-  ASSERT_OK(test::open_pair_clips(*p, &c));
-  for (double gain : {100.0, 1.0}) {
-    cpu::AdmOptions opt;
-    opt.enhn_gain_limit = gain;
-    cpu::Adm adm;
-    ASSERT_TRUE(adm.init(p->width, p->height, 8, opt).is_ok());
-    for (size_t f : {size_t(0), size_t(7)}) {
-      const cpu::Plane r = cpu::luma_plane(c.ref.frame(f)), d = cpu::luma_plane(c.dist.frame(f));
-      cpu::AdmScores a;
-      ASSERT_TRUE(adm.compute(r, d, &a).is_ok());
-      expect_same_scores(a, run_stages(r, d, opt),
-                         "pair c frame " + std::to_string(f) + " gain " + std::to_string(gain));
+  for (const Pair& p : test::pairs_of_kind("g5_", "c_")) {  // odd sizes
+    test::PairClips c;
+    ASSERT_OK(test::open_pair_clips(p, &c));
+    for (double gain : {100.0, 1.0}) {
+      cpu::AdmOptions opt;
+      opt.enhn_gain_limit = gain;
+      cpu::Adm adm;
+      ASSERT_TRUE(adm.init(p.width, p.height, 8, opt).is_ok());
+      for (size_t f : {size_t(0), size_t(7)}) {
+        const cpu::Plane r = cpu::luma_plane(c.ref.frame(f)), d = cpu::luma_plane(c.dist.frame(f));
+        cpu::AdmScores a;
+        ASSERT_TRUE(adm.compute(r, d, &a).is_ok());
+        expect_same_scores(a, run_stages(r, d, opt),
+                           p.name() + " frame " + std::to_string(f) + " gain " + std::to_string(gain));
+      }
     }
   }
   // 16-bit extremes: the wide sums of every stage.

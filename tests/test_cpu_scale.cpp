@@ -152,7 +152,8 @@ TEST(CpuScale, ReproducesTheSharedBicubicUpscale) {
   const std::string dir = test::shared_testdata_dir() + "/";
   const std::string small = dir + "a_288x162_8b_down288_small.yuv";
   const std::string big = dir + "a_576x324_8b_down288.yuv";
-  if (!test::file_exists(small) || !test::file_exists(big)) GTEST_SKIP() << "../shared clips absent: " << small;
+  if (!test::file_exists(small) || !test::file_exists(big))
+    GTEST_SKIP() << "../shared clips absent: " << small << " (FFmpeg's own outputs in tests/data/scale are checked above)";
   const FormatInfo fmt{PixelFormat::i420, Chroma::k420, 8};
   test::YuvClip in, ref;
   ASSERT_OK(in.open(small, 288, 162, fmt));

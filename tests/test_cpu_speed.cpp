@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CPU reference of libvmaf's speed_chroma: the v1 oracle files (speed_chroma_u, _v, _uv with the v1 models'
-// options, prescale 0.6 bilinear included) within 2e-6, and synthetic clips of several sizes, depths and
+// CPU reference of libvmaf's speed_chroma: the v1 oracle files of the generated pairs (4:2:0, 4:2:2, 4:4:4, 8 and 10
+// bits) and of the public pairs present (speed_chroma_u, _v, _uv with the v1 models' options, prescale 0.6 and 0.5
+// bilinear included) within 2e-6, and synthetic clips of several sizes, depths and
 // subsamplings against a full-precision oracle of the scratch libvmaf (tests/data) for every option: prescale with
 // each method (down and up), kernel scales, sigma, floor, every weighting mode, the clip, and flat (singular)
 // chroma planes.
@@ -41,30 +42,29 @@ cpu::SpeedOptions v1_options(double prescale) {
 }
 
 TEST(CpuSpeed, V1ModelOptionsMatchV1OracleJson) {
+  // The four v1 models' speed_chroma options (the HFR models' are the same).
   struct Case {
-    const char* pair;
     const char* model;
     double prescale;
     const char* suffix;
   };
   const Case cases[] = {
-      {"a_576x324_8b_x264crf35", "vmaf_v1.0.16_3d0h", 1.0, "_mxv_45_nnf_0.1_snn_0.19_wvm_5"},
-      {"a_576x324_8b_down288", "vmaf_v1.0.16_5d0h", 0.6, "_mxv_45_nnf_0.1_ps_0.6_psm_bilinear_snn_0.19_wvm_5"},
-      {"b_576x324_10b_x264crf33", "vmaf_v1.0.16_3d0h", 1.0, "_mxv_45_nnf_0.1_snn_0.19_wvm_5"},
-      {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_3d0h", 1.0, "_mxv_45_nnf_0.1_snn_0.19_wvm_5"},
-      {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_1d5h_2160", 1.0, "_mxv_45_nnf_0.1_snn_0.19_wvm_5"},
+      {"vmaf_v1.0.16_3d0h", 1.0, "_mxv_45_nnf_0.1_snn_0.19_wvm_5"},
+      {"vmaf_v1.0.16_5d0h", 0.6, "_mxv_45_nnf_0.1_ps_0.6_psm_bilinear_snn_0.19_wvm_5"},
+      {"vmaf_v1.0.16_1d5h_2160", 1.0, "_mxv_45_nnf_0.1_snn_0.19_wvm_5"},
+      {"vmaf_v1.0.16_3d0h_2160", 0.5, "_mxv_45_nnf_0.1_ps_0.5_psm_bilinear_snn_0.19_wvm_5"},
   };
-  unsigned checked = 0;
+  size_t checked = 0;
   for (const Case& k : cases) {
-    for (const Pair& p : test::public_pairs()) {
-      if (p.name() != k.pair) continue;
-      SCOPED_TRACE(std::string(k.pair) + " " + k.model);
+    for (const Pair& p : test::oracle_pairs()) {
+      if (!test::has_oracle(p, k.model)) continue;
+      SCOPED_TRACE(p.name() + " " + k.model);
       test::PairClips c;
       ASSERT_OK(test::open_pair_clips(p, &c));
       test::Oracle o;
       ASSERT_OK(test::load_pair_oracle(p, k.model, c.ref.frames(), &o));
       cpu::SpeedChroma sp;
-      ASSERT_OK(sp.init(p.width, p.height, Chroma::k420, p.bpc, v1_options(k.prescale)));
+      ASSERT_OK(sp.init(p.width, p.height, p.chroma, p.bpc, v1_options(k.prescale)));
       double worst[3] = {0, 0, 0};
       for (size_t f = 0; f < c.ref.frames(); f++) {
         const PictureView r = c.ref.frame(f), d = c.dist.frame(f);
@@ -82,12 +82,12 @@ TEST(CpuSpeed, V1ModelOptionsMatchV1OracleJson) {
           EXPECT_LE(diff, kTol) << name << " frame " << f << ": ours " << ours[i] << ", libvmaf " << it->second;
         }
       }
-      std::printf("  %s %s (%zu frames) max |ours - libvmaf json|: u %.2g v %.2g uv %.2g\n", k.pair, k.model,
-                  c.ref.frames(), worst[0], worst[1], worst[2]);
+      std::printf("  %s %s (%zu frames) max |ours - libvmaf json|: u %.2g v %.2g uv %.2g\n", p.name().c_str(),
+                  k.model, c.ref.frames(), worst[0], worst[1], worst[2]);
       checked++;
     }
   }
-  EXPECT_EQ(checked, 5u);
+  EXPECT_GE(checked, test::generated_pairs().size() + 6) << "the generated pairs' v1 oracle files";
 }
 
 // ---------------------------------------------------------------------------------------------------------------

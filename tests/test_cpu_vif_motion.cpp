@@ -82,7 +82,7 @@ struct ClipScores {
   return ::testing::AssertionSuccess();
 }
 
-// ---- every public pair against <dist>.vmaf_v0.6.1.json -----------------------------------------------------------
+// ---- every generated pair, and every public pair present, against <dist>.vmaf_v0.6.1.json -------------------------
 
 class OraclePairs : public ::testing::TestWithParam<Pair> {};
 
@@ -119,26 +119,31 @@ TEST_P(OraclePairs, VifAndMotionMatchLibvmafFrameByFrame) {
   std::printf("\n");
 }
 
-INSTANTIATE_TEST_SUITE_P(PublicPairs, OraclePairs, ::testing::ValuesIn(test::public_pairs()),
+INSTANTIATE_TEST_SUITE_P(Pairs, OraclePairs, ::testing::ValuesIn(test::oracle_pairs()),
                          [](const ::testing::TestParamInfo<Pair>& i) { return i.param.test_name(); });
 
-TEST(CpuVifMotion, CoversOddSizeAndTenBitPairs) {
-  // The oracle suite above must include pair c (odd size) and pair b (10-bit); guard against a shrunken list.
-  bool odd = false, ten = false;
-  for (const Pair& p : test::public_pairs()) {
+TEST(CpuVifMotion, CoversOddSizeTenBitAndEveryChromaPair) {
+  // The oracle suite above must include odd sizes, 10-bit and every subsampling without ../shared; guard against a
+  // shrunken list.
+  bool odd = false, ten = false, c422 = false, c444 = false;
+  for (const Pair& p : test::generated_pairs()) {
     odd |= (p.width % 2 == 1 && p.height % 2 == 1);
     ten |= p.bpc == 10;
+    c422 |= p.chroma == Chroma::k422;
+    c444 |= p.chroma == Chroma::k444;
   }
   EXPECT_TRUE(odd);
   EXPECT_TRUE(ten);
+  EXPECT_TRUE(c422);
+  EXPECT_TRUE(c444);
 }
 
 // ---- vif_enhn_gain_limit = 1 against the neg model's _egl_1 features ---------------------------------------------
 
 TEST(CpuVifMotion, GainLimitOneMatchesNegModelOracle) {
-  int pairs = 0;
-  for (const Pair& p : test::public_pairs()) {
-    if (p.prefix.rfind("a_", 0) != 0) continue;  // the neg oracles exist for pair a
+  size_t pairs = 0;
+  for (const Pair& p : test::oracle_pairs()) {
+    if (!test::has_oracle(p, "vmaf_v0.6.1neg")) continue;  // every generated pair, public pair a
     SCOPED_TRACE(p.prefix + "_" + p.distorted);
     ++pairs;
     test::PairClips c;
@@ -168,16 +173,14 @@ TEST(CpuVifMotion, GainLimitOneMatchesNegModelOracle) {
     std::printf("%s_%s egl 1: max |ours - libvmaf json| vif0 %.2g vif1 %.2g vif2 %.2g vif3 %.2g\n", p.prefix.c_str(),
                 p.distorted.c_str(), max_diff[0], max_diff[1], max_diff[2], max_diff[3]);
   }
-  EXPECT_EQ(pairs, 2);
+  EXPECT_GE(pairs, test::generated_pairs().size());
 }
 
 // ---- layouts -------------------------------------------------------------------------------------------------------
 
-// Pair b's luma rewritten as P010 words (sample << 6) with a padded stride: the same scores to the bit.
-TEST(CpuVifMotion, P010ShiftedInputMatchesPlanar) {
-  Pair b{};
-  for (const Pair& p : test::public_pairs())
-    if (p.bpc == 10) b = p;
+// A 10-bit pair's luma (g2; pair b too when ../shared is there) rewritten as P010 words (sample << 6) with a padded
+// stride: the same scores to the bit.
+void expect_p010_like_planar(const Pair& b) {
   ASSERT_EQ(b.bpc, 10u);
   test::PairClips c;
   ASSERT_OK(test::open_pair_clips(b, &c));
@@ -225,10 +228,17 @@ TEST(CpuVifMotion, P010ShiftedInputMatchesPlanar) {
   }
 }
 
-// 8-bit samples at a padded stride and as 16-bit words give the same scores as the packed bytes.
-TEST(CpuVifMotion, StrideAndWordLayoutsMatchPackedBytes) {
-  const Pair c_pair = test::public_pairs().at(3);
-  ASSERT_EQ(c_pair.prefix, "c_321x241_8b");
+TEST(CpuVifMotion, P010ShiftedInputMatchesPlanar) {
+  for (const Pair& p : test::pairs_of_kind("g2_", "b_")) {
+    SCOPED_TRACE(p.name());
+    expect_p010_like_planar(p);
+  }
+}
+
+// 8-bit samples of an odd-sized pair (g5; c too when ../shared is there) at a padded stride and as 16-bit words give
+// the same scores as the packed bytes.
+void expect_layouts_like_packed(const Pair& c_pair) {
+  ASSERT_EQ(c_pair.bpc, 8u);
   test::PairClips c;
   ASSERT_OK(test::open_pair_clips(c_pair, &c));
   const uint32_t w = c_pair.width, h = c_pair.height;
@@ -267,15 +277,22 @@ TEST(CpuVifMotion, StrideAndWordLayoutsMatchPackedBytes) {
   EXPECT_EQ(cpu::motion_sad(rw, dw, row.data()), sad);
 }
 
+TEST(CpuVifMotion, StrideAndWordLayoutsMatchPackedBytes) {
+  for (const Pair& p : test::pairs_of_kind("g5_", "c_")) {
+    SCOPED_TRACE(p.name());
+    expect_layouts_like_packed(p);
+  }
+}
+
 // ---- stages --------------------------------------------------------------------------------------------------------
 
 // The whole-plane stage functions (what a GPU port is checked against) give Vif::compute's sums and scores.
 TEST(CpuVifMotion, StageFunctionsReproduceCompute) {
-  const std::vector<Pair> pairs = test::public_pairs();
-  for (size_t pi : {size_t(2), size_t(3)}) {  // 10-bit and odd-size
-    const Pair& p = pairs.at(pi);
+  std::vector<Pair> pairs = test::pairs_of_kind("g2_", "b_");  // 10-bit
+  for (const Pair& p : test::pairs_of_kind("g5_", "c_")) pairs.push_back(p);  // odd-sized
+  for (const Pair& p : pairs) {
     SCOPED_TRACE(p.prefix);
-    ASSERT_TRUE(pi == 2 ? p.bpc == 10 : p.width % 2 == 1);
+    ASSERT_TRUE(p.bpc == 10 || p.width % 2 == 1);
     test::PairClips c;
     ASSERT_OK(test::open_pair_clips(p, &c));
     const cpu::Plane ref = cpu::luma_plane(c.ref.frame(1)), dist = cpu::luma_plane(c.dist.frame(1));
@@ -339,26 +356,53 @@ TEST(CpuVifMotion, Log2TableIsLibvmafs) {
 
 // ---- exact doubles of the scratch libvmaf (C path, enable_asm=false) ---------------------------------------------
 
-// Short streams, cut from the start of pairs a and b: libvmaf's flush with 1, 2 and 3 frames (the %.17g values its
-// vmaf_feature_score_at_index returned), and MotionPost's timing: each frame as soon as the next sad score exists.
-TEST(CpuVifMotion, MotionPostMatchesLibvmafOnShortStreams) {
-  const std::vector<Pair> pairs = test::public_pairs();
-  struct Case {
-    size_t pair;
-    size_t frames;
-    double sad[3];
-    double motion2[3];
-    double motion3[3];
-  };
+// Short streams cut from the start of a pair: libvmaf's flush with 1, 2 and 3 frames, and MotionPost's timing: each
+// frame as soon as the next sad score exists. The generated pairs g1 (1, 2, 3 frames) and g2 (2) against libvmaf's
+// --frame_cnt JSON at its printed precision; pairs a and b of ../shared, when there, against the %.17g values its
+// vmaf_feature_score_at_index returned (equal doubles).
+struct ShortStream {
+  Pair pair;
+  size_t frames;
+  double sad[3];
+  double motion2[3];
+  double motion3[3];
+  double tol;  // 0: equal doubles
+};
+
+std::vector<ShortStream> short_streams() {
+  std::vector<ShortStream> v;
+  for (const auto& [prefix, n] : {std::pair<const char*, size_t>{"g1_", 1}, {"g1_", 2}, {"g1_", 3}, {"g2_", 2}}) {
+    const Pair& p = *test::find_generated_pair(prefix);
+    test::Oracle o;
+    const Status s = test::load_pair_oracle(p, "vmaf_v0.6.1.frames" + std::to_string(n), n, &o);
+    EXPECT_TRUE(s.is_ok()) << s.to_string();
+    if (!s) continue;
+    ShortStream k{p, n, {}, {}, {}, kPrinted};
+    for (size_t i = 0; i < n; i++) {
+      k.sad[i] = metric(o, i, "VMAF_integer_feature_motion_sad_score");
+      k.motion2[i] = metric(o, i, "integer_motion2");
+      k.motion3[i] = metric(o, i, "integer_motion3");
+    }
+    v.push_back(k);
+  }
   const double a1 = 3.7816322232470099, a2 = 4.0901064774627054, b1 = 2.6279533396696029;
-  const Case cases[] = {
-      {0, 1, {0}, {0}, {0}},
-      {0, 2, {0, a1}, {0, a1}, {a1, a1}},
-      {0, 3, {0, a1, a2}, {0, a1, a2}, {a1, a1, a2}},
-      {2, 2, {0, b1}, {0, b1}, {b1, b1}},
+  const std::vector<Pair> pub = test::public_pairs();
+  const ShortStream exact[] = {
+      {pub[0], 1, {0}, {0}, {0}, 0},
+      {pub[0], 2, {0, a1}, {0, a1}, {a1, a1}, 0},
+      {pub[0], 3, {0, a1, a2}, {0, a1, a2}, {a1, a1, a2}, 0},
+      {pub[2], 2, {0, b1}, {0, b1}, {b1, b1}, 0},
   };
-  for (const Case& k : cases) {
-    const Pair& p = pairs.at(k.pair);
+  for (const ShortStream& k : exact)
+    if (test::file_exists(k.pair.ref_path())) v.push_back(k);
+  return v;
+}
+
+TEST(CpuVifMotion, MotionPostMatchesLibvmafOnShortStreams) {
+  const std::vector<ShortStream> cases = short_streams();
+  ASSERT_GE(cases.size(), 4u);
+  for (const ShortStream& k : cases) {
+    const Pair& p = k.pair;
     SCOPED_TRACE(p.prefix + " cut to " + std::to_string(k.frames) + " frames");
     test::PairClips c;
     ASSERT_OK(test::open_pair_clips(p, &c));
@@ -371,7 +415,7 @@ TEST(CpuVifMotion, MotionPostMatchesLibvmafOnShortStreams) {
         sad = cpu::motion_score_from_sad(
             cpu::motion_sad(cpu::luma_plane(c.ref.frame(i - 1)), cpu::luma_plane(c.ref.frame(i)), row.data()),
             p.width, p.height);
-      EXPECT_EQ(sad, k.sad[i]) << "sad frame " << i;
+      EXPECT_NEAR(sad, k.sad[i], k.tol) << "sad frame " << i;
       const size_t before = out.size();
       post.push(100 + i, sad, &out);  // indices need not start at 0
       // Frame i-1 becomes final with frame i, nothing else.
@@ -381,8 +425,8 @@ TEST(CpuVifMotion, MotionPostMatchesLibvmafOnShortStreams) {
     ASSERT_EQ(out.size(), k.frames);
     for (size_t i = 0; i < k.frames; i++) {
       EXPECT_EQ(out[i].index, 100 + i);
-      EXPECT_EQ(out[i].motion2, k.motion2[i]) << "motion2 frame " << i;
-      EXPECT_EQ(out[i].motion3, k.motion3[i]) << "motion3 frame " << i;
+      EXPECT_NEAR(out[i].motion2, k.motion2[i], k.tol) << "motion2 frame " << i;
+      EXPECT_NEAR(out[i].motion3, k.motion3[i], k.tol) << "motion3 frame " << i;
     }
     // finish() resets: a second stream starts over.
     out.clear();
@@ -530,18 +574,16 @@ TEST(CpuVifMotion, FiveFrameWindowOnShortStreamsMatchesLibvmaf) {
 
 // The v1 models' motion (motion_max_val 18) against the v1 oracle files, at their printed precision.
 TEST(CpuVifMotion, V1ModelMotionMatchesV1OracleJson) {
-  const std::pair<const char*, const char*> files[] = {{"a_576x324_8b_x264crf35", "vmaf_v1.0.16_3d0h"},
-                                                       {"a_576x324_8b_down288", "vmaf_v1.0.16_5d0h"},
-                                                       {"b_576x324_10b_x264crf33", "vmaf_v1.0.16_3d0h"},
-                                                       {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_3d0h"},
-                                                       {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_1d5h_2160"}};
+  const char* const models[] = {"vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_5d0h", "vmaf_v1.0.16_1d5h_2160",
+                                "vmaf_v1.0.16_3d0h_2160"};
   cpu::MotionOptions opt;
   opt.max_val = 18;
-  unsigned checked = 0;
-  for (const auto& [name, model] : files) {
-    for (const Pair& p : test::public_pairs()) {
-      if (p.name() != name) continue;
-      SCOPED_TRACE(std::string(name) + " " + model);
+  size_t checked = 0;
+  for (const char* model : models) {
+    for (const Pair& p : test::oracle_pairs()) {
+      if (!test::has_oracle(p, model)) continue;
+      const std::string name = p.name();
+      SCOPED_TRACE(name + " " + model);
       test::PairClips c;
       ASSERT_OK(test::open_pair_clips(p, &c));
       test::Oracle o;
@@ -562,11 +604,11 @@ TEST(CpuVifMotion, V1ModelMotionMatchesV1OracleJson) {
           worst = std::max(worst, x);
         }
       }
-      std::printf("  %s %s: motion (mmxv 18) max |ours - libvmaf json| %.2g\n", name, model, worst);
+      std::printf("  %s %s: motion (mmxv 18) max |ours - libvmaf json| %.2g\n", name.c_str(), model, worst);
       checked++;
     }
   }
-  EXPECT_EQ(checked, 5u);
+  EXPECT_GE(checked, test::generated_pairs().size() + 6) << "the generated pairs' v1 oracle files";
 }
 
 // The small pictures ADM's tests use (17x17 .. 300x18 crops of the sample pair, tests/data/small_sizes.json): VIF and

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Test helper shared by the dma-buf suites (engine, gpu, gst): a host picture laid out as the bytes of one or more
 // dma-bufs in a DRM format, at chosen offsets and pitches, with recognisable padding between rows and planes. The
-// suites then put those bytes where their dma-bufs live (memfds here, exported device memory on the GPU machine).
+// suites then put those bytes where their dma-bufs live (memfds here, exported device memory on a GPU machine).
 #pragma once
 
 #include <dirent.h>

@@ -80,11 +80,12 @@ std::vector<std::string> model_files_under(const std::string& dir) {
   return v;
 }
 
-// Loads a reference model: "vmaf_v0.6.1" (built in), "shared:<relative path>" (../shared/models) or
-// "variant:<name>" (vmaf_v0.6.1 with the entry's patch, written to `tmp`).
+// Loads a reference model: "vmaf_v0.6.1" (built in), "shared:<path in libvmaf's model/ folder>" (the same file,
+// unchanged, is engine/models/<its name>) or "variant:<name>" (vmaf_v0.6.1 with the entry's patch, written to `tmp`).
 Status load_reference_model(const json& entry, const TempDir& tmp, Model* m) {
   const std::string id = entry.at("model").get<std::string>();
-  if (id.rfind("shared:", 0) == 0) return Model::load(vmafx::test::shared_models_dir() + "/" + id.substr(7), m);
+  if (id.rfind("shared:", 0) == 0)
+    return Model::load(vmafx::test::project_models_dir() + "/" + fs::path(id.substr(7)).filename().string(), m);
   if (id.rfind("variant:", 0) == 0) {
     ordered_json base = read_ordered(engine_model("vmaf_v0.6.1"));
     for (auto it = entry.at("patch").begin(); it != entry.at("patch").end(); ++it)
@@ -109,9 +110,11 @@ TEST(Model, BuiltinNamesAreTheEngineModelFiles) {
 
 TEST(Model, EveryModelFileLoads) {
   std::vector<std::string> files = model_files_under(vmafx::test::project_models_dir());
-  const std::vector<std::string> shared = model_files_under(vmafx::test::shared_models_dir());
   ASSERT_EQ(files.size(), 17u);
-  ASSERT_FALSE(shared.empty()) << "no model files in " << vmafx::test::shared_models_dir();
+  // libvmaf's model files beside the checkout (../shared/models), when there.
+  const std::vector<std::string> shared = model_files_under(vmafx::test::shared_models_dir());
+  std::printf("model files: %zu of engine/models, %zu of %s\n", files.size(), shared.size(),
+              vmafx::test::shared_models_dir().c_str());
   files.insert(files.end(), shared.begin(), shared.end());
   for (const auto& path : files) {
     Model m;
@@ -163,8 +166,7 @@ TEST(Model, FeatureOptionsReachTheExtractor) {
 
   // Values pass through float and "%g" like libvmaf's dictionary; strings and booleans stay text.
   Model hfr;
-  ASSERT_TRUE(Model::load(vmafx::test::shared_models_dir() + "/vmaf_v1.0.16_hfr/vmaf_v1.0.16_hfr_5d0h.json", &hfr)
-                  .is_ok());
+  ASSERT_TRUE(Model::load(engine_model("vmaf_v1.0.16_hfr_5d0h"), &hfr).is_ok());
   const auto& h = hfr.features();
   ASSERT_EQ(h.size(), 4u);
   EXPECT_EQ(h[1].extractor, "speed_chroma");
@@ -339,12 +341,13 @@ TEST(Model, PredictsOracleFramesWithinPrintPrecision) {
                                    {"vmaf_v0.6.1.simd_avx512", "vmaf_v0.6.1"},
                                    {"vmaf_v0.6.1.simd_avx2", "vmaf_v0.6.1"}};
   double max_diff = 0, max_bound = 0, max_ratio = 0;
-  size_t frames = 0, files = 0;
-  for (const auto& pair : vmafx::test::public_pairs()) {
+  size_t frames = 0, files = 0, generated_files = 0;
+  for (const auto& pair : vmafx::test::oracle_pairs()) {
     for (const auto& c : cases) {
+      if (!vmafx::test::has_oracle(pair, c.suffix)) continue;
       const std::string path = pair.oracle_path(c.suffix);
-      if (!vmafx::test::file_exists(path)) continue;
       files++;
+      generated_files += pair.generated;
       vmafx::test::Oracle o;
       ASSERT_TRUE(vmafx::test::load_oracle(path, &o).is_ok()) << path;
       Model m;
@@ -382,8 +385,9 @@ TEST(Model, PredictsOracleFramesWithinPrintPrecision) {
   std::printf("oracle frames: %zu in %zu files, max |ours - oracle| = %.3g (largest allowed %.3g, worst diff/bound "
               "%.2f)\n",
               frames, files, max_diff, max_bound, max_ratio);
-  EXPECT_EQ(files, 13u);
-  EXPECT_GT(frames, 300u);
+  // The generated pairs: v0.6.1, 4k and neg each, subsample 2 for g1 and g2.
+  EXPECT_EQ(generated_files, 3 * vmafx::test::generated_pairs().size() + 2);
+  EXPECT_GT(frames, 100u);
 }
 
 TEST(Model, ResidueBootstrapPredictsLikeBootstrap) {
@@ -521,6 +525,49 @@ TEST(ModelErrors, MissingOrBadKeys) {
                      "feature index 6", "svm wider than the features");
   expect_model_error(with([](ordered_json& d) { d["chroma_correction_parameter"] = 0.5; }), "speed_chroma",
                      "chroma correction without its features");
+}
+
+// Values that load but score NaN or infinity (libvmaf loads them and writes -nan with exit status 0): refused at
+// load, naming the value.
+TEST(ModelErrors, NonFiniteOrNonsenseParameters) {
+  TempDir tmp;
+  const ordered_json base = read_ordered(engine_model("vmaf_v0.6.1"));
+  const std::string svm = base["model_dict"]["model"].get<std::string>();
+  int n = 0;
+  auto svm_with = [&](const std::string& from, const std::string& to) {
+    ordered_json j = base;
+    std::string t = svm;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    j["model_dict"]["model"] = t;
+    return tmp.write("s" + std::to_string(n++) + ".json", j.dump());
+  };
+  const size_t g = svm.find("gamma "), r = svm.find("rho "), sv = svm.find("SV\n") + 3;
+  const std::string gamma = svm.substr(g, svm.find('\n', g) - g), rho = svm.substr(r, svm.find('\n', r) - r);
+  const std::string first = svm.substr(sv, svm.find('\n', sv) - sv);
+  expect_model_error(svm_with(gamma, "gamma nan"), "gamma 'nan'", "gamma nan");
+  expect_model_error(svm_with(gamma, "gamma -inf"), "gamma '-inf'", "gamma -inf");
+  expect_model_error(svm_with(gamma, "gamma -1"), "gamma '-1'", "negative gamma (libsvm refuses it)");
+  expect_model_error(svm_with(rho, "rho inf"), "rho 'inf'", "rho inf");
+  expect_model_error(svm_with(first, "nan" + first.substr(first.find(' '))), "coefficient 'nan'", "coefficient");
+  expect_model_error(svm_with(first, first.substr(0, first.find(' ')) + " 1:inf"), "'1:inf' is not finite",
+                     "support vector value");
+  // A zero score slope (the JSON itself cannot hold a non-finite number: 1e400 is refused as malformed).
+  auto json_with = [&](const std::string& key, size_t i, const std::string& number) {
+    std::string text = base.dump();
+    ordered_json j = base;
+    j["model_dict"][key][i] = 12345.678;
+    text = j.dump();
+    const size_t at = text.find("12345.678");
+    text.replace(at, 9, number);
+    return tmp.write("j" + std::to_string(n++) + ".json", text);
+  };
+  expect_model_error(json_with("slopes", 2, "1e400"), "malformed JSON", "a number past double's range");
+  expect_model_error(json_with("slopes", 0, "0"), "slopes[0] is 0", "zero score slope");
+  // The unchanged text still loads.
+  Model ok;
+  EXPECT_TRUE(Model::load(svm_with(gamma, gamma), &ok).is_ok());
 }
 
 TEST(ModelErrors, BadCollections) {

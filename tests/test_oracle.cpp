@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The engine end to end against libvmaf's own JSON: every public pair, every model file given, subsample 2,
-// 1 and 2 threads; per-frame and pooled values within the tolerances of tests/tolerances.h.
-#include <atomic>
+// The engine end to end against libvmaf's own JSON: every generated pair (tests/data/generated) and every public
+// pair of ../shared present, every model file given, subsample 2, 1 and 2 threads; per-frame and pooled values
+// within the tolerances of tests/tolerances.h.
+#include <dirent.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <memory>
+#include <set>
 
 #include "support.h"
 #include "tolerances.h"
@@ -28,33 +31,42 @@ struct Case {
   }
 };
 
+// Every model oracle of every pair: the generated pairs' (tests/data/generated lists them) and those of the public
+// pairs present in ../shared. The v1 and float models and the bootstrap model are built in.
 std::vector<Case> cases() {
   std::vector<Case> v;
-  for (const auto& p : public_pairs()) {
+  for (const auto& p : oracle_pairs()) {
     for (unsigned t : {0u, 2u}) v.push_back({p, "vmaf_v0.6.1", "vmaf_v0.6.1", 1, t});
-    if (p.prefix == "a_576x324_8b") {
-      v.push_back({p, "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1", 1, 0});
-      v.push_back({p, "vmaf_v0.6.1neg", "vmaf_v0.6.1neg", 1, 2});
+    if (has_oracle(p, "vmaf_4k_v0.6.1")) v.push_back({p, "vmaf_4k_v0.6.1", "vmaf_4k_v0.6.1", 1, 0});
+    if (has_oracle(p, "vmaf_v0.6.1neg")) v.push_back({p, "vmaf_v0.6.1neg", "vmaf_v0.6.1neg", 1, 2});
+    if (has_oracle(p, "vmaf_v0.6.1.subsample2")) {
       v.push_back({p, "vmaf_v0.6.1", "vmaf_v0.6.1.subsample2", 2, 0});
       v.push_back({p, "vmaf_v0.6.1", "vmaf_v0.6.1.subsample2", 2, 2});
     }
+    for (const char* m : {"vmaf_b_v0.6.3", "vmaf_float_v0.6.1", "vmaf_float_v0.6.1neg", "vmaf_float_4k_v0.6.1",
+                          "vmaf_float_b_v0.6.3", "vmaf_v1.0.16_3d0h", "vmaf_v1.0.16_5d0h", "vmaf_v1.0.16_1d5h_2160",
+                          "vmaf_v1.0.16_3d0h_2160", "vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr_5d0h",
+                          "vmaf_v1.0.16_hfr_1d5h_2160", "vmaf_v1.0.16_hfr_3d0h_2160"})
+      if (has_oracle(p, m)) v.push_back({p, m, m, 1, 2});
   }
   return v;
 }
 
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
+
 // Scores a pair with the engine; returns every frame and the scorer for pooling.
 void score_pair(const Case& c, const Oracle& oracle, bool extra_features) {
-  FormatInfo fmt;
-  ASSERT_TRUE(parse_pixel_format("420", c.pair.bpc, &fmt).is_ok());
-  YuvClip ref, dist;
-  ASSERT_TRUE(ref.open(c.pair.ref_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.ref_path();
-  ASSERT_TRUE(dist.open(c.pair.dist_path(), c.pair.width, c.pair.height, fmt).is_ok()) << c.pair.dist_path();
+  PairClips clips;
+  const Status opened = open_pair_clips(c.pair, &clips);
+  ASSERT_TRUE(opened.is_ok()) << opened.to_string();
+  const YuvClip& ref = clips.ref;
+  const YuvClip& dist = clips.dist;
 
   ScorerConfig cfg = extra_features ? scorer_config(c.model, {"psnr", "float_ssim", "float_ms_ssim", "cambi"})
                                      : scorer_config(c.model);
   cfg.subsample = c.subsample;
   cfg.threads = c.threads;
-  VideoGeometry g{c.pair.width, c.pair.height, uint8_t(c.pair.bpc), Chroma::k420};
+  const VideoGeometry g = c.pair.geometry();
   FrameLog log;
   std::unique_ptr<Scorer> scorer;
   Status s = make_scorer(cfg, g, &log, &scorer);
@@ -101,7 +113,6 @@ class OracleTest : public ::testing::TestWithParam<Case> {};
 TEST_P(OracleTest, MatchesLibvmafJson) {
   const Case& c = GetParam();
   const std::string path = c.pair.oracle_path(c.oracle);
-  if (!file_exists(path)) GTEST_SKIP() << "oracle " << path << " not present (../shared/testdata missing)";
   Oracle oracle;
   Status s = load_oracle(path, &oracle);
   ASSERT_TRUE(s.is_ok()) << s.to_string();
@@ -109,8 +120,28 @@ TEST_P(OracleTest, MatchesLibvmafJson) {
   score_pair(c, oracle, extra);
 }
 
-INSTANTIATE_TEST_SUITE_P(PublicPairs, OracleTest, ::testing::ValuesIn(cases()),
+INSTANTIATE_TEST_SUITE_P(Pairs, OracleTest, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name(); });
+
+// tests/data/generated holds exactly the JSON files has_oracle() lists for the generated pairs (a file deleted or
+// added without the list would otherwise drop or never run its case).
+TEST(GeneratedOracles, FolderHoldsExactlyTheListedFiles) {
+  std::set<std::string> listed, found;
+  std::vector<Pair> pairs = generated_pairs();
+  pairs.push_back(long_pair());
+  for (const Pair& p : pairs)
+    for (const std::string& s : generated_oracles(p)) listed.insert(p.name() + "." + s + ".json");
+  const std::string dir = project_data_dir() + "/generated";
+  DIR* d = opendir(dir.c_str());
+  ASSERT_NE(d, nullptr) << dir;
+  while (const dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n.size() > 5 && n.compare(n.size() - 5, 5, ".json") == 0) found.insert(n);
+  }
+  closedir(d);
+  EXPECT_EQ(listed, found);
+  EXPECT_GE(listed.size(), 40u);
+}
 
 // The shipped sample pair against libvmaf's scores in tests/data (runs without ../shared): the default model with the
 // extra features, and the bootstrap model with its members, bagging, stddev and 95 % interval.

@@ -3,8 +3,16 @@
 // crafted values (tests/data/output/README.md says how each was made), byte for byte once the same doubles are in
 // the collector (aggregate metrics and infinities included); the JSON parses back to the numbers written; a path
 // that cannot be written fails cleanly.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <thread>
 
 #include <cmath>
 #include <cstdio>
@@ -164,7 +172,7 @@ TEST(Output, MatchesLibvmafOnEdgeValues) {
 // per-frame numbers exactly (a 6-decimal value printed with %.6f is the same text), and pooled values are the
 // oracle's within 1e-6 (the inputs carry up to 5e-7 rounding each, the oracle's own print another 5e-7).
 TEST(Output, JsonParsesBackToTheOracle) {
-  for (const auto& pair : vmafx::test::public_pairs()) {
+  for (const auto& pair : vmafx::test::oracle_pairs()) {
     const std::string path = pair.oracle_path("vmaf_v0.6.1");
     vmafx::test::Oracle o;
     ASSERT_TRUE(vmafx::test::load_oracle(path, &o).is_ok()) << path;
@@ -192,7 +200,7 @@ TEST(Output, JsonParsesBackToTheOracle) {
         max_pool = std::max(max_pool, d);
         EXPECT_LE(d, 1e-6 + 1e-12) << path << " " << name << " " << key;  // one unit in the 6th decimal
       }
-    std::printf("%s: pooled max |ours - oracle| = %.2g\n", pair.distorted.c_str(), max_pool);
+    std::printf("%s: pooled max |ours - oracle| = %.2g\n", pair.name().c_str(), max_pool);
   }
 }
 
@@ -243,6 +251,77 @@ TEST(Output, WritesAFile) {
   ASSERT_TRUE(vmafx::write_results(c, ResultsFormat::csv, {}, tmpl).is_ok());
   EXPECT_EQ(read_text(tmpl), "Frame,vmaf,\n0,90.000000,\n1,91.000000,\n2,92.000000,\n");
   std::remove(tmpl);
+}
+
+// write_file_atomically: a file replaced whole, its permission bits kept; a symbolic link followed (the link
+// stays); a FIFO written in place; a failing write (the file-size limit, in a child process: EFBIG, as a full disk's
+// ENOSPC) leaves the old file and no temporary.
+TEST(Output, FilesAreReplacedAtomically) {
+  char tmpl[] = "/tmp/vmafx_test_atomic_XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl, file = dir + "/r.json";
+  auto listing = [&] {
+    std::vector<std::string> v;
+    DIR* d = opendir(dir.c_str());
+    while (const dirent* e = d ? readdir(d) : nullptr)
+      if (e->d_name[0] != '.' || (e->d_name[1] && e->d_name[1] != '.' && std::string(e->d_name) != ".."))
+        v.push_back(e->d_name);
+    if (d) closedir(d);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  ASSERT_TRUE(vmafx::write_file_atomically(file, "one").is_ok());
+  EXPECT_EQ(read_text(file), "one");
+  ASSERT_EQ(chmod(file.c_str(), 0600), 0);
+  ASSERT_TRUE(vmafx::write_file_atomically(file, "two, longer").is_ok());
+  EXPECT_EQ(read_text(file), "two, longer");
+  struct stat st;
+  ASSERT_EQ(stat(file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(listing(), std::vector<std::string>{"r.json"});
+
+  const std::string link = dir + "/link.json";
+  ASSERT_EQ(symlink("r.json", link.c_str()), 0);
+  ASSERT_TRUE(vmafx::write_file_atomically(link, "three").is_ok());
+  struct stat lst;
+  ASSERT_EQ(lstat(link.c_str(), &lst), 0);
+  EXPECT_TRUE(S_ISLNK(lst.st_mode)) << "the link was replaced by a file";
+  EXPECT_EQ(read_text(file), "three");
+
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read_text(fifo); });
+  EXPECT_TRUE(vmafx::write_file_atomically(fifo, "through the pipe").is_ok());
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  struct stat fst;
+  ASSERT_EQ(lstat(fifo.c_str(), &fst), 0);
+  EXPECT_TRUE(S_ISFIFO(fst.st_mode));
+  ASSERT_EQ(unlink(fifo.c_str()), 0);
+  ASSERT_EQ(unlink(link.c_str()), 0);
+
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    const rlimit lim{1024, 1024};
+    setrlimit(RLIMIT_FSIZE, &lim);
+    const Status s = vmafx::write_file_atomically(file, std::string(5000, 'x'));
+    const bool named = s.message().find(file) != std::string::npos && s.message().find("File too large") != std::string::npos;
+    _exit(s.code() == Errc::io_error && named ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the failed write was not reported as io_error";
+  EXPECT_EQ(read_text(file), "three") << "the old file changed";
+  EXPECT_EQ(listing(), std::vector<std::string>{"r.json"}) << "a temporary was left behind";
+
+  EXPECT_EQ(vmafx::write_file_atomically(dir + "/no/such/dir/f", "x").code(), Errc::io_error);
+  EXPECT_EQ(vmafx::write_file_atomically(dir, "x").code(), Errc::io_error);
+  EXPECT_EQ(vmafx::write_file_atomically("", "x").code(), Errc::invalid_argument);
+  std::remove(file.c_str());
+  rmdir(dir.c_str());
 }
 
 // The collector's aggregate metrics as libvmaf 3.2's CLI writes them (tests/data/output/sample_same_luma.*: apsnr_y

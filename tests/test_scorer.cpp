@@ -331,5 +331,50 @@ TEST(Scorer, AnExtraFeatureTooLargeForThePictureIsLeftOutWithOneWarning) {
   EXPECT_EQ(r.frames.size(), 3u);
 }
 
+// A model column that another column already has (a feature's score, another model's collection column) would
+// overwrite its values: refused naming both.
+TEST(Scorer, AModelColumnNamedLikeAnotherColumnIsRefused) {
+  const VideoGeometry g{64, 64, 8, Chroma::k420};
+  struct Case {
+    std::vector<std::pair<std::string, std::string>> models;  // version, name
+    std::vector<const char*> features;
+    std::string column, owner;
+  };
+  const Case cases[] = {
+      {{{"vmaf_v0.6.1", "psnr_y"}}, {"psnr"}, "psnr_y", "feature psnr"},
+      {{{"vmaf_v0.6.1", "integer_adm2"}}, {}, "integer_adm2", "feature adm"},
+      {{{"vmaf_b_v0.6.3", "b"}, {"vmaf_v0.6.1", "b_bagging"}}, {}, "b_bagging", "another model"},
+  };
+  for (const Case& c : cases) {
+    ScorerConfig cfg = scorer_config("", {});
+    for (const auto& [version, name] : c.models) {
+      ModelRequest m;
+      m.model = version;
+      m.name = name;
+      cfg.models.push_back(m);
+    }
+    for (const char* f : c.features) cfg.features.push_back({f, {}});
+    std::unique_ptr<Scorer> scorer;
+    const Status s = Scorer::create(cfg, {g, {}}, &scorer);
+    EXPECT_EQ(s.code(), Errc::invalid_argument) << c.column << ": " << s.to_string();
+    EXPECT_NE(s.message().find("'" + c.column + "'"), std::string::npos) << s.message();
+    EXPECT_NE(s.message().find(c.owner), std::string::npos) << s.message();
+  }
+}
+
+// Without leaving it out (vmafx-score, as libvmaf stops): create() fails naming the feature and the limit.
+TEST(Scorer, AnExtraFeatureTooLargeForThePictureFailsWhenAskedTo) {
+  ScorerConfig cfg = scorer_config("", {"float_ms_ssim"});
+  cfg.leave_out_unfit_features = false;
+  std::vector<std::string> notices;
+  cfg.on_notice = [&](NoticeLevel, const std::string& text, const std::string&) { notices.push_back(text); };
+  std::unique_ptr<Scorer> scorer;
+  const Status s = Scorer::create(cfg, {{160, 120, 8, Chroma::k420}, {}}, &scorer);
+  EXPECT_EQ(s.code(), Errc::unsupported);
+  EXPECT_NE(s.message().find("float_ms_ssim"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("176x176"), std::string::npos) << s.message();
+  EXPECT_TRUE(notices.empty());
+}
+
 }  // namespace
 }  // namespace vmafx::test

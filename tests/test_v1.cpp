@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The VMAF v1 models' features through the Scorer (the feature table's names, options and suffixes) against
-// libvmaf's v1 oracle files: adm, motion and speed_chroma requested with the models' options, every column of the
-// oracle but cambi and vmaf, under libvmaf's option-suffixed names; the whole models (vmaf within 1e-4 per frame)
-// once every feature they read is implemented (until then the test skips, naming what is missing); and the small
-// pictures (17x17 .. 300x18) scored with vmaf_v0.6.1 as libvmaf on zero-initialised memory computes them.
+// libvmaf's v1 oracle files of the generated pairs and of the public pairs present: adm, motion and speed_chroma
+// requested with the models' options, every column of the oracle but cambi and vmaf, under libvmaf's
+// option-suffixed names; the whole built-in models (vmaf within 1e-4 per frame); and the small pictures (17x17 ..
+// 300x18) scored with vmaf_v0.6.1 as libvmaf on zero-initialised memory computes them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,14 +21,13 @@
 namespace vmafx::test {
 namespace {
 
-struct V1File {
-  const char* pair;
+struct V1Model {
   const char* model;
-  // The model's options (model_dict.feature_opts_dicts of ../shared/models/vmaf_v1.0.16/<model>.json).
+  // The model's options (model_dict.feature_opts_dicts of engine/models/<model>.json).
   OptionList adm, speed;
 };
 
-std::vector<V1File> v1_files() {
+std::vector<V1Model> v1_models() {
   const OptionList adm_common = {{"adm_csf_mode", "2"},        {"adm_dlm_weight", "0.7"},
                                  {"adm_enhn_gain_limit", "1"}, {"adm_noise_weight", "0.02"},
                                  {"adm_min_val", "0.5"}};
@@ -41,14 +40,32 @@ std::vector<V1File> v1_files() {
     return base;
   };
   return {
-      {"a_576x324_8b_x264crf35", "vmaf_v1.0.16_3d0h", adm_common, with(speed_common, {{"speed_kernelscale", "1.0"}})},
-      {"a_576x324_8b_down288", "vmaf_v1.0.16_5d0h", with(adm_common, {{"adm_norm_view_dist", "5"}}),
+      {"vmaf_v1.0.16_3d0h", adm_common, with(speed_common, {{"speed_kernelscale", "1.0"}})},
+      {"vmaf_v1.0.16_5d0h", with(adm_common, {{"adm_norm_view_dist", "5"}}),
        with(speed_common, {{"speed_prescale", "0.6"}, {"speed_prescale_method", "bilinear"}})},
-      {"b_576x324_10b_x264crf33", "vmaf_v1.0.16_3d0h", adm_common, speed_common},
-      {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_3d0h", adm_common, speed_common},
-      {"d_1920x1080_8b_x264crf35", "vmaf_v1.0.16_1d5h_2160",
+      {"vmaf_v1.0.16_1d5h_2160",
        with(adm_common, {{"adm_norm_view_dist", "1.5"}, {"adm_ref_display_height", "2160"}}), speed_common},
+      {"vmaf_v1.0.16_3d0h_2160", with(adm_common, {{"adm_ref_display_height", "2160"}}),
+       with(speed_common, {{"speed_prescale", "0.5"}, {"speed_prescale_method", "bilinear"}})},
   };
+}
+
+// Every (pair, v1 model) with an oracle: the generated pairs' and the public pairs' present.
+struct V1File {
+  Pair pair;
+  V1Model model;
+};
+std::vector<V1File> v1_files() {
+  std::vector<V1File> v;
+  for (const Pair& p : oracle_pairs())
+    for (const V1Model& m : v1_models())
+      if (has_oracle(p, m.model)) v.push_back({p, m});
+  return v;
+}
+size_t generated_v1_files() {
+  size_t n = 0;
+  for (const V1File& f : v1_files()) n += f.pair.generated;
+  return n;
 }
 
 // Scores a pair; returns the frames and the score names.
@@ -58,7 +75,7 @@ void run(const Pair& p, ScorerConfig cfg, std::vector<FrameScore>* frames, std::
   ASSERT_OK(open_pair_clips(p, &c));
   FrameLog log;
   std::unique_ptr<Scorer> scorer;
-  *create = make_scorer(std::move(cfg), {p.width, p.height, uint8_t(p.bpc), Chroma::k420}, &log, &scorer);
+  *create = make_scorer(std::move(cfg), p.geometry(), &log, &scorer);
   if (!create->is_ok()) return;
   for (size_t i = 0; i < c.ref.frames(); i++) ASSERT_OK(scorer->submit(frame_pair(c.ref.frame(i), c.dist.frame(i), 0, i)));
   ASSERT_OK(scorer->flush());
@@ -77,59 +94,49 @@ void compare(const V1File& f, const Oracle& o, const std::vector<FrameScore>& go
       const double have = got[k].get(metric, names);
       ASSERT_FALSE(std::isnan(have)) << metric << " missing (the scorer names: " << names.size() << " columns)";
       const double d = std::fabs(have - want);
-      EXPECT_LE(d, tolerance_for(metric)) << f.pair << " " << metric << " frame " << k;
+      EXPECT_LE(d, tolerance_for(metric)) << f.pair.name() << " " << metric << " frame " << k;
       double& w = metric == "vmaf" ? worst_vmaf : metric.rfind("speed", 0) == 0 ? worst_speed : worst_int;
       w = std::max(w, d);
     }
   }
-  std::printf("  %s %s: max |ours - libvmaf json|: integer features %.2g, speed_chroma %.2g, vmaf %.2g\n", f.pair,
-              f.model, worst_int, worst_speed, worst_vmaf);
+  std::printf("  %s %s: max |ours - libvmaf json|: integer features %.2g, speed_chroma %.2g, vmaf %.2g\n",
+              f.pair.name().c_str(), f.model.model, worst_int, worst_speed, worst_vmaf);
 }
 
 TEST(V1, FeaturesWithTheModelsOptionsThroughTheScorer) {
-  unsigned checked = 0;
+  size_t checked = 0;
   for (const V1File& f : v1_files()) {
-    const std::vector<Pair> pairs = public_pairs();
-    const Pair* p = nullptr;
-    for (const Pair& q : pairs)
-      if (q.name() == f.pair) p = &q;
-    ASSERT_NE(p, nullptr);
-    SCOPED_TRACE(std::string(f.pair) + " " + f.model);
+    SCOPED_TRACE(f.pair.name() + " " + f.model.model);
     Oracle o;
-    ASSERT_OK(load_oracle(p->oracle_path(f.model), &o));
+    ASSERT_OK(load_oracle(f.pair.oracle_path(f.model.model), &o));
     ScorerConfig cfg = scorer_config("");
-    cfg.features = {{"adm", f.adm}, {"motion", {{"motion_max_val", "18"}}}, {"speed_chroma", f.speed}};
+    cfg.features = {{"adm", f.model.adm}, {"motion", {{"motion_max_val", "18"}}}, {"speed_chroma", f.model.speed}};
     std::vector<FrameScore> got;
     std::vector<std::string> names;
     Status create;
-    run(*p, cfg, &got, &names, &create);
+    run(f.pair, cfg, &got, &names, &create);
     ASSERT_OK(create);
     compare(f, o, got, names, {"vmaf"});
-    checked++;
+    checked += f.pair.generated;
   }
-  EXPECT_EQ(checked, 5u);
+  // Every generated pair has the 3d0h oracle, g1 and g2 the three others too.
+  EXPECT_EQ(checked, generated_pairs().size() + 6);
 }
 
 TEST(V1, ModelsScoreLikeLibvmaf) {
   for (const V1File& f : v1_files()) {
-    const std::vector<Pair> pairs = public_pairs();
-    const Pair* p = nullptr;
-    for (const Pair& q : pairs)
-      if (q.name() == f.pair) p = &q;
-    ASSERT_NE(p, nullptr);
-    SCOPED_TRACE(std::string(f.pair) + " " + f.model);
+    SCOPED_TRACE(f.pair.name() + " " + f.model.model);
     Oracle o;
-    ASSERT_OK(load_oracle(p->oracle_path(f.model), &o));
-    ScorerConfig cfg = scorer_config(shared_models_dir() + "/vmaf_v1.0.16/" + f.model + ".json");
+    ASSERT_OK(load_oracle(f.pair.oracle_path(f.model.model), &o));
+    ScorerConfig cfg = scorer_config(f.model.model);  // built in
     std::vector<FrameScore> got;
     std::vector<std::string> names;
     Status create;
-    run(*p, cfg, &got, &names, &create);
-    if (create.code() == Errc::unsupported && create.message().find("does not compute") != std::string::npos)
-      GTEST_SKIP() << "a feature of the v1 models is not implemented yet: " << create.message();
+    run(f.pair, cfg, &got, &names, &create);
     ASSERT_OK(create);
     compare(f, o, got, names, {});
   }
+  EXPECT_EQ(generated_v1_files(), generated_pairs().size() + 6);
 }
 
 // vmaf_v0.6.1 on the small crops of tests/data/small_sizes.json (luma only): VMAF within 1e-4 of libvmaf on

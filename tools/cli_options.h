@@ -2,7 +2,8 @@
 // vmafx-score's option values in libvmaf's syntax, parsed by pure functions (no I/O, no engine calls), so that each
 // spelling is unit-tested (tests/cli/test_cli_options.cpp) apart from scoring:
 //   numbers             strict: decimal or 0x hex, range-checked, never wrapped
-//   --model SPEC        version=NAME | path=FILE, name=COLUMN, disable_clip, enable_transform, EXTRACTOR.OPTION=VALUE
+//   --model SPEC        the engine's parser (vmafx/model_spec.h): version=NAME | path=FILE, name=COLUMN, disable_clip,
+//                       enable_transform, EXTRACTOR.OPTION=VALUE
 //   --feature SPEC      NAME or NAME=OPTION=VALUE:OPTION=VALUE...
 //   --aom_ctc V, --nflx_ctc V   libvmaf's presets: lists of models and features
 //   -n                  no prediction (the models still say which features to compute)
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "vmafx/model_spec.h"
 #include "vmafx/scorer.h"  // ModelRequest, FeatureRequest, OptionList
 #include "vmafx/status.h"
 
@@ -27,30 +29,13 @@ namespace vmafx::tools {
 Status parse_uint(std::string_view text, uint64_t min, uint64_t max, const std::string& what, uint64_t* out);
 
 // A column or feature name: letters, digits, '_', '-', '.', not starting with a digit, '-' or '.' (it becomes an
-// XML attribute name and a CSV header).
+// XML attribute name and a CSV header). The engine's is_valid_score_name().
 bool is_valid_name(std::string_view name);
 
-// One --model. request.model is what the engine loads: the built-in version, or the path ("./" put in front of a
-// path without '/', so that a file named like a version is never taken for one).
-struct ModelSpec {
-  ModelRequest request;
-  std::string version;  // as given with version= (or a bare NAME), empty for a path
-  std::string path;     // as given with path= (or a bare FILE), empty for a version
-  // What libvmaf prints before the pooled score: the version, else the path.
-  const std::string& label() const { return version.empty() ? path : version; }
-  // The score column: name=, or libvmaf's default "vmaf".
-  std::string column() const { return request.name.empty() ? std::string("vmaf") : request.name; }
-};
-
-// libvmaf's --model syntax, keys separated by ':':
-//   version=NAME | path=FILE (exactly one)     name=COLUMN (default "vmaf")
-//   disable_clip[=true|false]  enable_transform[=true|false]
-//   EXTRACTOR.OPTION=VALUE     an option of one of the model's feature extractors (vif.vif_enhn_gain_limit=1.0),
-//                              kept in request.overrides as {"EXTRACTOR.OPTION", "VALUE"}, later ones replacing
-//                              earlier ones of the same key
-// Our addition: a first key without '=' names the model alone: a path if it holds '/' or ends in ".json", else a
-// version ("-m vmaf_4k_v0.6.1", "-m ./m.json").
-Status parse_model_spec(std::string_view spec, ModelSpec* out);
+// One --model, and libvmaf's --model syntax: the engine's parser (vmafx/model_spec.h), which the element's
+// model-filename uses too. parse_model_spec(spec, &m) names "--model" in its messages.
+using vmafx::ModelSpec;
+using vmafx::parse_model_spec;
 
 // libvmaf's --feature syntax: NAME, or NAME=OPTION=VALUE:OPTION=VALUE... (a repeated OPTION: the last value, in the
 // first one's place, as libvmaf's dictionary keeps it).

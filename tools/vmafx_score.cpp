@@ -338,15 +338,18 @@ struct Input {
   }
 };
 
-// Prefetch helpers per mapped input (VMAFX_PREFETCH=N overrides, 0: none) and how far ahead they touch.
+// Prefetch helpers per mapped input (VMAFX_PREFETCH=N overrides, 0: none; unset or empty: the default) and how far
+// ahead they touch.
 constexpr unsigned kPrefetchThreads = 2;
+constexpr uint64_t kMaxPrefetchThreads = 16;
 constexpr uint64_t kPrefetchWindow = uint64_t(1) << 30;
 
-unsigned prefetch_threads() {
+Status prefetch_threads(unsigned* out) {
   const char* v = std::getenv("VMAFX_PREFETCH");
   uint64_t n = kPrefetchThreads;
-  if (v && *v && tools::parse_uint(v, 0, UINT64_MAX, "VMAFX_PREFETCH", &n)) return unsigned(std::min<uint64_t>(n, 16));
-  return kPrefetchThreads;
+  if (v && *v) VMAFX_TRY(tools::parse_uint(v, 0, kMaxPrefetchThreads, "VMAFX_PREFETCH (prefetch threads per input)", &n));
+  *out = unsigned(n);
+  return Status::ok();
 }
 
 // ---- checks made before any frame is read ----
@@ -468,6 +471,7 @@ struct Options {
   bool cpumask_given = false;
   ResultsFormat format = ResultsFormat::xml;
   bool format_given = false;
+  std::string format_option;  // "--json", ... as given
   Backend backend = Backend::auto_select;
   bool backend_given = false;
   Vendor vendor = Vendor::auto_select;
@@ -510,6 +514,15 @@ Parsed parse_command_line(int argc, char** argv, Options* o) {
     auto number = [&](const char* what, uint64_t min, uint64_t max, uint64_t* dst) {
       s = tools::parse_uint(optarg, min, max, what, dst);
     };
+    // One results format per run: libvmaf keeps the last of --xml --json --csv --sub without a word.
+    auto format = [&](ResultsFormat f, const char* opt) {
+      if (o->format_given && o->format != f)
+        s = {Errc::invalid_argument, o->format_option + " and " + opt +
+                                         " both given: one results format per run (libvmaf silently keeps the last)"};
+      o->format = f;
+      o->format_given = true;
+      o->format_option = opt;
+    };
     auto nonempty = [&](const char* what, std::string* dst) {
       if (!*optarg) s = {Errc::invalid_argument, std::string(what) + " needs a value, got an empty string"};
       else *dst = optarg;
@@ -531,10 +544,10 @@ Parsed parse_command_line(int argc, char** argv, Options* o) {
         nonempty("--output", &o->output);
         o->output_given = true;
         break;
-      case kXml: o->format = ResultsFormat::xml; o->format_given = true; break;
-      case kJson: o->format = ResultsFormat::json; o->format_given = true; break;
-      case kCsv: o->format = ResultsFormat::csv; o->format_given = true; break;
-      case kSub: o->format = ResultsFormat::sub; o->format_given = true; break;
+      case kXml: format(ResultsFormat::xml, "--xml"); break;
+      case kJson: format(ResultsFormat::json, "--json"); break;
+      case kCsv: format(ResultsFormat::csv, "--csv"); break;
+      case kSub: format(ResultsFormat::sub, "--sub"); break;
       case kThreads: number("--threads", 0, kMaxThreads, &o->threads); break;
       case kFeature: s = tools::add_feature(optarg, &o->sel); break;
       case kSubsample: number("--subsample", 1, UINT32_MAX, &o->subsample); break;
@@ -687,6 +700,8 @@ int main(int argc, char** argv) {
 
   tools::ReadMode read_mode;
   if (Status s = tools::read_mode_from_env(&read_mode); !s) return fail(s.message());
+  unsigned helpers = 0;
+  if (Status s = prefetch_threads(&helpers); !s) return fail(s.message());
   tools::VideoReader ref, dist;
   if (Status s = ref.open(o.ref, o.given, read_mode); !s) return fail(s.message());
   if (Status s = dist.open(o.dist, o.given, read_mode); !s) return fail(s.message());
@@ -711,6 +726,7 @@ int main(int argc, char** argv) {
 
   Notices notices(o.quiet);
   cfg.conf_interval = true;  // libvmaf's CLI writes a bootstrap model's interval columns
+  cfg.leave_out_unfit_features = false;  // a feature asked for that cannot score these pictures stops the run, as libvmaf
   cfg.threads = unsigned(o.threads);
   cfg.subsample = unsigned(o.subsample);
   cfg.backend = o.backend;
@@ -765,7 +781,6 @@ int main(int argc, char** argv) {
   for (const auto& f : features) psnr_asked = psnr_asked || f.name.rfind("psnr", 0) == 0;
   // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up.
   const size_t ahead = std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
-  const unsigned helpers = prefetch_threads();
   for (Input* in : {&in_ref, &in_dist}) {
     if (in->mapped()) {
       in->reader->set_luma_only(!psnr_asked);

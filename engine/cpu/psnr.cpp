@@ -72,8 +72,20 @@ double psnr_from_sse(uint64_t sse, uint32_t w, uint32_t h, unsigned bpc) {
   return psnr_db(plan, 0, sse);
 }
 
+Status psnr_check_chroma(uint32_t width, uint32_t height, Chroma chroma) {
+  if (chroma == Chroma::k400 || chroma == Chroma::k444) return Status::ok();
+  const uint32_t cw = chroma_width(chroma, width), ch = chroma_height(chroma, height);
+  if (cw > 0 && ch > 0) return Status::ok();
+  return {Errc::unsupported,
+          "a " + std::to_string(width) + "x" + std::to_string(height) + (chroma == Chroma::k420 ? " 4:2:0" : " 4:2:2") +
+              " picture has no chroma sample to score: libvmaf's chroma planes are floor-sized (" + std::to_string(cw) +
+              "x" + std::to_string(ch) + " here), and libvmaf reports the cap of identical planes for them whatever "
+              "they hold; score the luma alone with enable_chroma=false"};
+}
+
 Status psnr_plan(uint32_t width, uint32_t height, unsigned bpc, Chroma chroma, const PsnrOptions& o, PsnrPlan* out) {
   VMAFX_TRY(psnr_check_depth(bpc));
+  if (o.enable_chroma) VMAFX_TRY(psnr_check_chroma(width, height, chroma));
   if (!(o.min_sse >= 0.0)) return {Errc::invalid_argument, "psnr: min_sse must be at least 0"};
   PsnrPlan p;
   p.bpc = bpc;
@@ -156,6 +168,7 @@ Status psnr(const PictureView& ref, const PictureView& dist, PsnrScores* out) {
   if (ref.memory != MemoryKind::host || dist.memory != MemoryKind::host)
     return {Errc::unsupported, "psnr: the CPU reference reads host memory only"};
   VMAFX_TRY(psnr_check_depth(ref.bit_depth));
+  VMAFX_TRY(psnr_check_chroma(ref.width, ref.height, ref.chroma));
 
   PsnrScores s;
   s.planes = ref.plane_count();

@@ -27,6 +27,11 @@ struct PsnrScores {
 
 // Ok for the depths libvmaf's psnr extractor accepts (8, 10, 12, 16); unsupported otherwise.
 Status psnr_check_depth(unsigned bpc);
+// The chroma planes libvmaf scores are floor-sized (floor(w / 2), and floor(h / 2) for 4:2:0): a 4:2:0 or 4:2:2
+// picture one sample wide, or a 4:2:0 one one sample high, has none, and libvmaf reports the cap of identical planes
+// (6 bpc + 12 dB) for its chroma whatever the chroma holds. Refused here (Errc::unsupported naming the size and the
+// way out, enable_chroma=false); 4:0:0 and 4:4:4 always pass.
+Status psnr_check_chroma(uint32_t width, uint32_t height, Chroma chroma);
 
 // Sum of squared sample differences over ref.w x ref.h, accumulated in libvmaf's integer widths: 8-bit samples sum
 // each row in 32 bits (wrapping as libvmaf does for rows wider than 66052 samples) and the rows in 64 bits; deeper

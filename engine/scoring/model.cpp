@@ -105,6 +105,7 @@ Status bad(const std::string& what) { return {Errc::model_error, what}; }
 Status number_at(const Json& j, const std::string& where, double* out) {
   if (!j.is_number()) return bad(where + " is not a number");
   *out = j.get<double>();
+  if (!std::isfinite(*out)) return bad(where + " is not finite");
   return Status::ok();
 }
 
@@ -203,6 +204,8 @@ Status parse_model(const Json& top, Submodel* out,
       std::vector<double> v(n + 1);
       for (size_t i = 0; i <= n; i++) VMAFX_TRY(number_at((*a)[i], where + "[" + std::to_string(i) + "]", &v[i]));
       const bool slopes = std::strcmp(key, "slopes") == 0;
+      // The score is denormalised as (x - intercept) / slope.
+      if (slopes && v[0] == 0) return bad(where + "[0] is 0: the score cannot be denormalised");
       (slopes ? m.slope : m.intercept) = v[0];
       (slopes ? m.f_slope : m.f_intercept).assign(v.begin() + 1, v.end());
     }

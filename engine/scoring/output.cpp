@@ -4,11 +4,18 @@
 // are formatted with std::to_chars, which is printf in the "C" locale whatever the process locale is.
 #include "vmafx/output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
 
@@ -261,17 +268,94 @@ Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& i
   return Status::ok();
 }
 
+namespace {
+
+Status io_failure(const std::string& what, int err) { return {Errc::io_error, what + ": " + std::strerror(err)}; }
+
+// Every byte to fd (write() may write less); 0 or the errno.
+int write_all(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (n == 0) return EIO;
+    done += size_t(n);
+  }
+  return 0;
+}
+
+std::string dir_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+}  // namespace
+
+Status write_file_atomically(const std::string& path, const std::string& bytes) {
+  if (path.empty()) return {Errc::invalid_argument, "no file name to write"};
+  std::string target = path;
+  struct stat st;
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return io_failure("cannot write " + path, EISDIR);
+    // A FIFO, a terminal, /dev/stdout: nothing to replace, written in place.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return io_failure("cannot open " + path, errno);
+    int err = write_all(fd, bytes);
+    if (::close(fd) != 0 && !err) err = errno;
+    return err ? io_failure("writing " + path + " failed", err) : Status::ok();
+  }
+  if (exists) {
+    // Follow symbolic links: the link stays, its target is replaced.
+    char* real = ::realpath(path.c_str(), nullptr);
+    if (real) {
+      target = real;
+      std::free(real);
+    }
+  }
+  const std::string dir = dir_of(target);
+  const std::string base = target.substr(target.rfind('/') == std::string::npos ? 0 : target.rfind('/') + 1);
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+    tmp = dir + "/." + base + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) return io_failure("cannot create a file beside " + path + " (" + tmp + ")", errno);
+  }
+  if (fd < 0) return {Errc::io_error, "cannot create a temporary file beside " + path};
+  auto fail = [&](const std::string& what, int err) {
+    if (fd >= 0) ::close(fd);
+    ::unlink(tmp.c_str());
+    return io_failure(what, err);
+  };
+  if (exists && ::fchmod(fd, st.st_mode & 07777) != 0) return fail("cannot set the permissions of " + tmp, errno);
+  if (int err = write_all(fd, bytes)) return fail("writing " + path + " failed", err);
+  if (::fsync(fd) != 0) return fail("writing " + path + " failed (fsync)", errno);
+  const int closed = ::close(fd);
+  fd = -1;
+  if (closed != 0) return fail("writing " + path + " failed (close)", errno);
+  if (::rename(tmp.c_str(), target.c_str()) != 0) return fail("cannot replace " + path, errno);
+  // The rename itself reaches the disk with the directory.
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    const int synced = ::fsync(dfd);
+    const int err = errno;
+    ::close(dfd);
+    if (synced != 0 && err != EINVAL && err != EROFS)
+      return io_failure("writing " + path + " failed (fsync of " + dir + ")", err);
+  }
+  return Status::ok();
+}
+
 Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, const std::string& path) {
   std::string text;
   VMAFX_TRY(render(c, fmt, info, &text));
-  errno = 0;
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (!f) return {Errc::io_error, "cannot open results file " + path + ": " + std::strerror(errno)};
-  const size_t n = std::fwrite(text.data(), 1, text.size(), f);
-  int err = n != text.size() ? (errno ? errno : EIO) : 0;
-  if (std::fclose(f) != 0 && !err) err = errno ? errno : EIO;
-  if (err) return {Errc::io_error, "writing results file " + path + " failed: " + std::strerror(err)};
-  return Status::ok();
+  return write_file_atomically(path, text).prepend("results file");
 }
 
 }  // namespace vmafx

@@ -218,12 +218,15 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
     if (!desc || !desc->implemented())
       return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
     // An extra feature whose check says the picture is outside what it scores (Errc::out_of_range: MS-SSIM below
-    // 176x176) is left out with one warning, the other scores kept; any other refusal, and every model feature, is an
-    // error. libvmaf 3.2 stops the whole run instead.
+    // 176x176) is left out with one warning, the other scores kept (unless cfg.leave_out_unfit_features is false:
+    // then an error, as libvmaf 3.2 stops the whole run); any other refusal, and every model feature, is an error.
     features::Options o;
     VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
     if (desc->check) {
       if (Status size = desc->check(o, geometry_.ref); size.code() == Errc::out_of_range) {
+        if (!cfg.leave_out_unfit_features)
+          return {Errc::unsupported, "feature " + fr.name + " cannot score " + geometry_text(geometry_.ref) +
+                                         " pictures: " + size.message()};
         if (cfg_.on_notice)
           cfg_.on_notice(NoticeLevel::warning, fr.name + " left out: " + size.message(),
                          "the picture is " + geometry_text(geometry_.ref) + "; the other scores are kept");
@@ -262,7 +265,19 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
     for (const std::string& n : model_names_)
       if (n == name) return {Errc::invalid_argument, "two models score into the column '" + name + "': name them"};
     model_names_.push_back(name);
-    for (const auto& n : slot.model.score_names(name)) slot.outputs.push_back(collector_.add_column(n));
+    for (const auto& n : slot.model.score_names(name)) {
+      // A column already there belongs to a feature or to another model's collection columns: the model's score
+      // would overwrite those values (libvmaf drops the model's instead). Refused, naming both.
+      if (collector_.find(n) >= 0) {
+        std::string owner = "another model";
+        for (const features::Instance& inst : plan_.features)
+          for (const auto* cols : {&inst.outputs, &inst.stage_outputs})
+            if (std::find(cols->begin(), cols->end(), n) != cols->end()) owner = "feature " + std::string(inst.desc->name);
+        return {Errc::invalid_argument, "model " + cfg.models[m].model + " scores into the column '" + n +
+                                            "', which " + owner + " writes: give the model another name (name=...)"};
+      }
+      slot.outputs.push_back(collector_.add_column(n));
+    }
   }
   score_names_ = collector_.names();
 

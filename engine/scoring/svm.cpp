@@ -91,6 +91,9 @@ Status SvrModel::parse(std::string_view text, SvrModel* out) {
     } else if (tok == "gamma") {
       VMAFX_TRY(read_value("gamma", &v));
       if (!to_double(v, &m.gamma_)) return bad("gamma '" + std::string(v) + "' is not a number");
+      // libsvm's own check refuses a negative gamma; a non-finite one makes every score NaN.
+      if (!std::isfinite(m.gamma_) || m.gamma_ < 0)
+        return bad("gamma '" + std::string(v) + "' is not a finite number of at least 0");
       have_gamma = true;
     } else if (tok == "nr_class") {
       VMAFX_TRY(read_value("nr_class", &v));
@@ -102,6 +105,7 @@ Status SvrModel::parse(std::string_view text, SvrModel* out) {
       // One value per class pair; a regression model has two "classes", hence one rho.
       VMAFX_TRY(read_value("rho", &v));
       if (!to_double(v, &m.rho_)) return bad("rho '" + std::string(v) + "' is not a number");
+      if (!std::isfinite(m.rho_)) return bad("rho '" + std::string(v) + "' is not finite");
       have_rho = true;
     } else if (tok == "degree" || tok == "coef0") {
       VMAFX_TRY(read_value(tok == "degree" ? "degree" : "coef0", &v));  // unused by the RBF kernel
@@ -137,6 +141,8 @@ Status SvrModel::parse(std::string_view text, SvrModel* out) {
     double coef;
     if (!lt.next(&t) || !to_double(t, &coef))
       return bad("support vector " + std::to_string(i + 1) + " has no coefficient");
+    if (!std::isfinite(coef))
+      return bad("support vector " + std::to_string(i + 1) + ": coefficient '" + std::string(t) + "' is not finite");
     m.coef_.push_back(coef);
     m.start_.push_back(uint32_t(m.nodes_.size()));
     int last = 0;
@@ -148,6 +154,8 @@ Status SvrModel::parse(std::string_view text, SvrModel* out) {
         return bad("support vector " + std::to_string(i + 1) + ": '" + std::string(t) + "' is not index:value");
       if (idx <= last || idx > std::numeric_limits<int>::max())
         return bad("support vector " + std::to_string(i + 1) + ": indices must ascend from 1");
+      if (!std::isfinite(val))
+        return bad("support vector " + std::to_string(i + 1) + ": '" + std::string(t) + "' is not finite");
       last = int(idx);
       m.nodes_.push_back({int(idx), val});
       if (last > m.max_index_) m.max_index_ = last;

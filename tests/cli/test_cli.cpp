@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// vmafx-score as users run it: its JSON equals libvmaf's for the public pairs, y4m input equals raw input, the
+// vmafx-score as users run it: its JSON equals libvmaf's for the generated pairs (and the public pairs present), y4m input equals raw input, the
 // other results formats are written, and every bad input exits non-zero with one line naming the cause. Inputs are
 // mapped (VMAFX_READER unset: mmap) or read (VMAFX_READER=read, pipes): both give the same scores and messages.
 #include <fcntl.h>
@@ -64,12 +64,11 @@ class CliPairs : public ::testing::TestWithParam<Pair> {};
 TEST_P(CliPairs, JsonMatchesLibvmaf) {
   const Pair& p = GetParam();
   const std::string oracle_path = p.oracle_path("vmaf_v0.6.1");
-  if (!file_exists(oracle_path)) GTEST_SKIP() << "oracle " << oracle_path << " not present (../shared missing)";
   Oracle oracle;
   ASSERT_TRUE(load_oracle(oracle_path, &oracle).is_ok());
   const std::string out = tmp(p.prefix + "_" + p.distorted + ".json");
   const std::string args = "-r " + p.ref_path() + " -d " + p.dist_path() + " -w " + std::to_string(p.width) +
-                           " -h " + std::to_string(p.height) + " -p 420 -b " + std::to_string(p.bpc) +
+                           " -h " + std::to_string(p.height) + " -p " + chroma_arg(p.chroma) + " -b " + std::to_string(p.bpc) +
                            " --feature psnr --feature float_ssim --feature float_ms_ssim --threads 2 --json -o " + out;
   CliRun r = run(args);
   ASSERT_EQ(r.status, 0) << r.output;
@@ -91,7 +90,7 @@ TEST_P(CliPairs, JsonMatchesLibvmaf) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(PublicPairs, CliPairs, ::testing::ValuesIn(public_pairs()), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(Pairs, CliPairs, ::testing::ValuesIn(oracle_pairs()), [](const auto& info) {
   return info.param.prefix + "_" + info.param.distorted;
 });
 
@@ -635,8 +634,8 @@ TEST(CliStreams, PooledScoresOnStderrAsLibvmaf) {
 // model adds its interval line after every model's plain line.
 TEST(CliStreams, PooledLinesLabelledAsLibvmaf) {
   const std::string ref = sample("ref"), dist = sample("dist");
-  const std::string model_path = shared_models_dir() + "/vmaf_v0.6.1.json";
-  if (!file_exists(model_path)) GTEST_SKIP() << model_path << " not present (../shared missing)";
+  const std::string model_path = project_models_dir() + "/vmaf_v0.6.1.json";
+  ASSERT_TRUE(file_exists(model_path)) << model_path;
   Streams p = run_streams("", raw_args(ref, dist) + " -m path=" + model_path + ":name=mine --json -o " +
                                   tmp("label.json"));
   ASSERT_EQ(p.status, 0) << p.err;

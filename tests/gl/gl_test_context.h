@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // GL contexts for the engine's GL tests, without GStreamer: GLX on $DISPLAY (Xvfb + Mesa on CI) and EGL's device
-// platform (Mesa's software device on CI, the GPU's EGLDevice on the GPU machine). Each context has a 16x16 pbuffer
+// platform (Mesa's software device on CI, the GPU's EGLDevice on a GPU machine). Each context has a 16x16 pbuffer
 // (or none where EGL_KHR_surfaceless_context exists) and is made current on the thread that creates it.
 #pragma once
 

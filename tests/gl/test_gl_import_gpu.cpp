@@ -459,11 +459,7 @@ std::vector<HostTex> clip_textures(const PictureView& p, const Layout& l, std::m
 TEST(GlImportGpu, ClipScoresFromTexturesEqualTheHostPath) {
   GL_GPU_OR_SKIP(g);
   unsigned pairs = 0;
-  for (const ::vmafx::test::Pair& pair : ::vmafx::test::public_pairs()) {
-    if (!::vmafx::test::file_exists(pair.ref_path()) || !::vmafx::test::file_exists(pair.dist_path())) {
-      std::printf("%s_%s: clip not present, not scored\n", pair.prefix.c_str(), pair.distorted.c_str());
-      continue;
-    }
+  for (const ::vmafx::test::Pair& pair : ::vmafx::test::oracle_pairs_420(nullptr)) {
     FormatInfo planar;
     ASSERT_OK(parse_pixel_format("420", pair.bpc, &planar));
     ::vmafx::test::YuvClip ref, dist;

@@ -1,22 +1,22 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// vmafxhip with GL input on the GPU machine: GStreamer's GL on EGL's device platform (a GstGLDisplayEGLDevice of the
-// scoring GPU, given to the pipeline as a GstContext, the way ../shared/device/README.md measured it), backend=hip.
+// vmafxhip with GL input on a GPU machine: GStreamer's GL on EGL's device platform (a GstGLDisplayEGLDevice of the
+// scoring GPU, given to the pipeline as a GstContext), backend=hip.
 //   - the public clips through glupload (I420, NV12, P010 textures) are read zero-copy (frames-copied 0, gl-stats says
 //     zero-copy) and every field of every frame message equals the system-memory run on the same backend, and the
 //     model score equals libvmaf's JSON;
 //   - gltestsrc RGBA textures (distorted: a down- and up-scaled copy) zero-copy score exactly as the same textures
-//     downloaded and scored on the CPU (only -base and GL elements: the GPU machine's runtime has no -good);
+//     downloaded and scored on the CPU (only -base and GL elements: a GPU machine may lack -good);
 //   - the registration cache: one registration per pooled texture, the hit rate printed;
 //   - float_adm with adm_p_norm=2.5 (that option has no GPU version: a CPU feature reading host memory) makes the
 //     frames go through the download, with that reason;
 //   - glupload's raw upload (GL memory wrapping system memory, GStreamer's own allocation, no element): the texture
 //     read through the interop holds the frame only after a GL map (GST_MAP_GL) whose upload raised no GL error;
-//     what it holds before is printed (the cause of the wrong zero-copy scores of GPU batch 3). The element reads
+//     what it holds before is printed (without a GL map it holds nothing defined: zeros or an earlier frame). The element reads
 //     such YUV frames from system memory, and RGBA ones, or any with VMAFX_GL_FORCE_INTEROP, after the GL map;
 //   - a GPU-rendered reference (interop) with a raw-uploaded distorted (system memory) in the same frames;
 //   - VMAFX_GL_VERIFY=1 runs: the element compares each imported device frame with the same buffer downloaded through
 //     GL, every sample.
-// With VMAFX_TEST_GL_PLATFORM=glx the same runs on GLX: a GstGLDisplayX11 of $DISPLAY (on the GPU machine Xvfb with
+// With VMAFX_TEST_GL_PLATFORM=glx the same runs on GLX: a GstGLDisplayX11 of $DISPLAY (on a GPU machine Xvfb with
 // NVIDIA's GLX client library, `vmafx_start_glx`; run with GST_GL_PLATFORM=glx GST_GL_WINDOW=x11), whose contexts the
 // GPU renders. Skips (exit 77) without a GPU or without an EGL device (GLX: an X display) of it.
 #include <gst/gl/egl/gstgldisplay_egl_device.h>
@@ -153,11 +153,7 @@ TEST(GstGlGpu, PublicClipsThroughGluploadAreReadZeroCopyAndScoreAsSystemMemory) 
   GPU_GL_OR_SKIP(g);
   const std::string props = "backend=hip vendor=" + g.vendor + " device-id=" + std::to_string(g.device->info().index);
   unsigned pairs = 0;
-  for (const ::vmafx::test::Pair& p : ::vmafx::test::public_pairs()) {
-    if (!::vmafx::test::file_exists(p.ref_path()) || !::vmafx::test::file_exists(p.dist_path())) {
-      std::printf("%s_%s: not present here\n", p.prefix.c_str(), p.distorted.c_str());
-      continue;
-    }
+  for (const ::vmafx::test::Pair& p : ::vmafx::test::oracle_pairs_420(nullptr)) {
     ::vmafx::test::Oracle oracle;
     const Status os = ::vmafx::test::load_oracle(p.oracle_path("vmaf_v0.6.1"), &oracle);
     struct Variant {
@@ -345,7 +341,7 @@ TEST(GstGlGpu, CpuFeaturesReadingHostMemoryMakeTheFramesDownloadWithThatReason) 
 
 // glupload's raw upload, reproduced with GStreamer's GL library and the engine's importer (no element): GL memory
 // wrapping system memory (gst_gl_memory_setup_buffer with the wrapped pointers, as glupload does) is imported
-//   1. as the element did in GPU batch 3: its texture registered and read without a GL map: printed, not checked
+//   1. its texture registered and read without a GL map (what gives undefined content): printed, not checked
 //      (the texture's content is undefined until GStreamer uploads it);
 //   2. after gst_memory_map(GST_MAP_READ | GST_MAP_GL), as the element's RGBA and forced-interop routes do: every
 //      plane equals the system memory when GStreamer's upload raised no GL error (the GL errors are printed; on the

@@ -63,7 +63,7 @@ Status nvidia_device(std::shared_ptr<Device>* dev, std::string* skip) {
 // The first present 8-bit public pair, or null.
 const test::Pair* eight_bit_pair() {
   std::vector<std::string> absent;
-  static std::vector<test::Pair> pairs = test::present_pairs(&absent);
+  static std::vector<test::Pair> pairs = test::oracle_pairs_420(&absent);
   for (const auto& p : pairs)
     if (p.bpc == 8) return &p;
   return nullptr;

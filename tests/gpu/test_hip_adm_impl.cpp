@@ -401,7 +401,7 @@ TEST(HipAdmImpl, OracleClipsThroughTheEmulatedKernel) {
   double max_diff[7] = {0, 0, 0, 0, 0, 0, 0};
   int frames = 0;
   std::vector<std::string> checked, absent;
-  for (const auto& pair : test::present_pairs(&absent)) {
+  for (const auto& pair : test::oracle_pairs_420(&absent)) {
     test::PairClips clips;
     ASSERT_OK(test::open_pair_clips(pair, &clips));
     const test::YuvClip &ref = clips.ref, &dist = clips.dist;

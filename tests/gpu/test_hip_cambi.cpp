@@ -419,7 +419,7 @@ TEST(HipCambi, OracleJsonsGiveLibvmafScores) {
   std::vector<std::string> checked, absent;
   double max_diff = 0;
   size_t frames = 0;
-  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+  for (const auto& pair : vmafx::test::oracle_pairs_420(&absent)) {
     checked.push_back(pair.name());
     vmafx::test::PairClips clips;
     ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
@@ -550,7 +550,7 @@ TEST(HipCambi, ScorerHipEqualsScorerCpu) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   std::vector<std::string> checked, absent;
   size_t frames = 0;
-  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+  for (const auto& pair : vmafx::test::oracle_pairs_420(&absent)) {
     vmafx::test::PairClips clips;
     ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));
     for (const char* options :

@@ -538,7 +538,7 @@ TEST(CambiImplPool, ExactnessBound) {
 // reference and resized options.
 TEST(CambiImplScore, PicturesScoreAsTheCpuReference) {
   std::vector<std::string> absent;
-  const std::vector<test::Pair> pairs = test::present_pairs(&absent);
+  const std::vector<test::Pair> pairs = test::oracle_pairs_420(&absent);
   std::vector<std::string> checked;
   for (const test::Pair& p : pairs) {
     test::PairClips c;

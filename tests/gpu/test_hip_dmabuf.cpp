@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// dma-bufs on the GPU machine. Device memory is exported as dma-bufs with the runtime's own export
+// dma-bufs on a GPU machine. Device memory is exported as dma-bufs with the runtime's own export
 // (cuMemGetHandleForAddressRange / hipMemGetHandleForAddressRange, DMA_BUF_FD; resolved with dlsym here, the engine's
 // dispatch table has no export entry) and fed to the engine's importer:
 //   - what the runtime does with them, as measured: duplicated and sized, the fence export, the runtime's import
@@ -412,7 +412,7 @@ TEST(HipDmaBuf, OracleClipsThroughDmaBufsScoreLikeSystemMemory) {
   const Extras x = load_extras(*dev);
   ASSERT_TRUE(x.get_handle) << x.why;
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+  for (const auto& pair : vmafx::test::oracle_pairs_420(&absent)) {
     checked.push_back(pair.name());
     vmafx::test::PairClips clips;
     ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));

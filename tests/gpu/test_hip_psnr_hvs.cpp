@@ -222,7 +222,7 @@ TEST(HipPsnrHvs, ScorerOnTheGpuEqualsCpu) {
   ASSERT_OK(::vmafx::test::open_sample_pair(&sample));
   expect_backends_equal(sample, VideoGeometry{320, 240, 8, Chroma::k420}, "sample", &frames);
   std::vector<std::string> absent, checked;
-  for (const ::vmafx::test::Pair& p : ::vmafx::test::present_pairs(&absent)) {
+  for (const ::vmafx::test::Pair& p : ::vmafx::test::oracle_pairs_420(&absent)) {
     ::vmafx::test::PairClips c;
     ASSERT_OK(::vmafx::test::open_pair_clips(p, &c));
     expect_backends_equal(c, VideoGeometry{p.width, p.height, uint8_t(p.bpc), Chroma::k420}, p.name(), &frames);

@@ -122,7 +122,7 @@ TEST(HipPsnrHvsImpl, PlaneErrorsEqualCpuOnEveryLayout) {
 
 TEST(HipPsnrHvsImpl, PublicPairsEqualCpu) {
   std::vector<std::string> absent;
-  const std::vector<test::Pair> pairs = test::present_pairs(&absent);
+  const std::vector<test::Pair> pairs = test::oracle_pairs_420(&absent);
   if (pairs.empty()) GTEST_SKIP() << "no public pair present (../shared/testdata missing)";
   std::vector<std::string> checked;
   unsigned frames = 0;

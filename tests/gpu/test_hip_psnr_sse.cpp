@@ -379,8 +379,8 @@ TEST(HipPsnrSse, OracleClipsGivePsnrOfLibvmaf) {
   double max_diff[3] = {0, 0, 0};
   size_t frames = 0;
   std::vector<std::string> checked, absent;
-  // The GPU machine receives a subset of the clips (what travels there is limited): absent pairs are listed.
-  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+  // The generated pairs and the public pairs present; the absent public pairs are listed.
+  for (const auto& pair : vmafx::test::oracle_pairs_420(&absent)) {
     checked.push_back(pair.name());
     vmafx::test::PairClips clips;
     ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));

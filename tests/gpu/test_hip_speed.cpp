@@ -147,7 +147,7 @@ TEST(HipSpeed, V1PairsMatchCpuAndLibvmaf) {
   };
   double worst = 0;
   std::vector<std::string> checked, absent;
-  const std::vector<vmafx::test::Pair> pairs = vmafx::test::present_pairs(&absent);
+  const std::vector<vmafx::test::Pair> pairs = vmafx::test::oracle_pairs_420(&absent);
   for (const Case& k : cases) {
     const auto it = std::find_if(pairs.begin(), pairs.end(), [&](const auto& p) { return p.name() == k.pair; });
     if (it == pairs.end()) continue;
@@ -315,7 +315,7 @@ TEST(HipSpeed, V1FeaturesOnTheHipBackendEqualTheCpuBackend) {
                             {"speed_max_val", "45"}};
   std::vector<std::string> absent;
   unsigned runs = 0;
-  for (const vmafx::test::Pair& p : vmafx::test::present_pairs(&absent)) {
+  for (const vmafx::test::Pair& p : vmafx::test::oracle_pairs_420(&absent)) {
     for (bool prescale : {false, true}) {
       if (prescale && p.height < 324) continue;  // 0.6 of pair c's chroma leaves fewer than 5 decimated rows
       vmafx::test::PairClips c;

@@ -352,7 +352,7 @@ TEST(HipSsim, FramesInSeveralSlots) {
 TEST(HipSsim, PublicPairsMatchCpuAndLibvmaf) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   std::vector<std::string> absent;
-  const std::vector<::vmafx::test::Pair> pairs = ::vmafx::test::present_pairs(&absent);
+  const std::vector<::vmafx::test::Pair> pairs = ::vmafx::test::oracle_pairs_420(&absent);
   if (pairs.empty()) GTEST_SKIP() << "no public pair in ../shared";
   std::vector<std::string> checked;
   Stats all;

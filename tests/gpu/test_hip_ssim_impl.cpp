@@ -286,7 +286,7 @@ TEST(HipSsimImpl, GpuSumOrderStaysWithin1e7OfCpu) {
 
 TEST(HipSsimImpl, GpuSumOrderOnPublicPairs) {
   std::vector<std::string> absent;
-  const std::vector<test::Pair> pairs = test::present_pairs(&absent);
+  const std::vector<test::Pair> pairs = test::oracle_pairs_420(&absent);
   if (pairs.empty()) GTEST_SKIP() << "no public pair in ../shared";
   std::vector<std::string> checked;
   for (const test::Pair& p : pairs) {

@@ -612,7 +612,7 @@ TEST(HipVif, OracleClipsGiveLibvmafScores) {
   double max_diff[2][kScales] = {};
   size_t frames[2] = {};
   std::vector<std::string> checked, absent;
-  for (const auto& pair : vmafx::test::present_pairs(&absent)) {
+  for (const auto& pair : vmafx::test::oracle_pairs_420(&absent)) {
     checked.push_back(pair.name());
     vmafx::test::PairClips clips;
     ASSERT_OK(vmafx::test::open_pair_clips(pair, &clips));

@@ -1,51 +1,65 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Runs the scripts in pipelines/ as a newcomer would and checks what they print: the raw-file script on the odd-size
+# Runs the scripts in pipelines/ as a newcomer would and checks what they print: the raw-file script on an odd-size
 # pair must print libvmaf's per-frame and pooled VMAF; the encoded, videotestsrc and encoder-on-the-fly scripts must
-# score every frame, the live-capture one score or count every frame.
-# Needs GST_PLUGIN_PATH (set by meson) and ../shared/testdata (VMAFX_SHARED_DIR overrides); exits 77 without them.
+# score every frame, the live-capture one score or count every frame. The clips are the generated pairs
+# (VMAFX_MAKE_FIXTURES: the make_fixtures binary, set by meson; libvmaf's JSON in tests/data/generated), and the
+# public pair c of ../shared/testdata too when present (VMAFX_SHARED_DIR overrides).
+# Needs GST_PLUGIN_PATH (set by meson); exits 77 without it or without make_fixtures.
 set -euo pipefail
 src="$1"
 data="${VMAFX_SHARED_DIR:-$src/../shared}/testdata"
-[ -r "$data/c_321x241_8b_ref.yuv" ] || { echo "no oracle clips in $data"; exit 77; }
+[ -x "${VMAFX_MAKE_FIXTURES:-}" ] || { echo "VMAFX_MAKE_FIXTURES (the make_fixtures binary) not given"; exit 77; }
 gst-inspect-1.0 vmafxhip >/dev/null 2>&1 || { echo "vmafxhip plugin not found"; exit 77; }
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail=0
 check() { if ! eval "$2"; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi; }
+fx="$work/fixtures"
+mkdir -p "$fx"
+"$VMAFX_MAKE_FIXTURES" "$fx" > /dev/null
+gen="$src/tests/data/generated"
+# The odd-size pair: g5, 321x243 8-bit 4:2:0, 8 frames (chroma planes 161x122 in the file).
+ref="$fx/g5_321x243_8b_420_ref.yuv" dist="$fx/g5_321x243_8b_420_blocky.yuv" w=321 h=243 n=8
+source "$src/pipelines/raw-layout.sh"
 
 # 1. Raw files: every frame and the pooled score equal libvmaf's JSON (printed with 6 decimals by both).
-"$src/pipelines/score-raw-files.sh" "$data/c_321x241_8b_ref.yuv" "$data/c_321x241_8b_blurnoise.yuv" 321 241 I420 \
-  threads=1 > "$work/raw.txt"
-python3 - "$work/raw.txt" "$data/c_321x241_8b_blurnoise.vmaf_v0.6.1.json" <<'PY' || fail=1
+raw_check() {  # REF DIST W H ORACLE FRAMES
+  "$src/pipelines/score-raw-files.sh" "$1" "$2" "$3" "$4" I420 threads=1 > "$work/raw.txt"
+  python3 - "$work/raw.txt" "$5" "$6" <<'PY' || fail=1
 import json, re, sys
 out = open(sys.argv[1]).read()
 oracle = json.load(open(sys.argv[2]))
+n = int(sys.argv[3])
 frames = [float(m) for m in re.findall(r"^frame +\d+ +t= *[\d.]+s +vmaf +([\d.]+)", out, re.M)]
 want = [f["metrics"]["vmaf"] for f in oracle["frames"]]
-assert len(frames) == len(want), (len(frames), len(want))
+assert len(frames) == len(want) == n, (len(frames), len(want), n)
 for i, (a, b) in enumerate(zip(frames, want)):
     assert abs(a - b) <= 1e-6, (i, a, b)
-pooled = float(re.search(r"^pooled over 12 frames .*: vmaf ([\d.]+)", out, re.M).group(1))
+pooled = float(re.search(r"^pooled over %d frames .*: vmaf ([\d.]+)" % n, out, re.M).group(1))
 assert abs(pooled - oracle["pooled_metrics"]["vmaf"]["mean"]) <= 1e-6, pooled
-print("ok: score-raw-files.sh prints libvmaf's 12 frame scores and pooled mean", pooled)
+print("ok: score-raw-files.sh prints libvmaf's %d frame scores and pooled mean %s (%s)" % (n, pooled, sys.argv[2]))
 PY
+}
+raw_check "$ref" "$dist" $w $h "$gen/g5_321x243_8b_420_blocky.vmaf_v0.6.1.json" $n
+if [ -r "$data/c_321x241_8b_ref.yuv" ]; then
+  raw_check "$data/c_321x241_8b_ref.yuv" "$data/c_321x241_8b_blurnoise.yuv" 321 241 \
+    "$data/c_321x241_8b_blurnoise.vmaf_v0.6.1.json" 12
+else
+  echo "not checked: the public pair c ($data absent)"
+fi
 
 # 2. An encoded distorted clip (MJPEG in AVI, made here) decoded on the fly.
-gst-launch-1.0 -q filesrc location="$data/c_321x241_8b_blurnoise.yuv" \
-  ! rawvideoparse width=321 height=241 format=i420 plane-strides="<321,161,161>" plane-offsets="<0,77361,96842>" \
-    frame-size=116323 ! jpegenc quality=70 ! avimux ! filesink location="$work/dist.avi"
-"$src/pipelines/score-encoded.sh" "$data/c_321x241_8b_ref.yuv" 321 241 I420 "$work/dist.avi" threads=1 psnr=true \
-  > "$work/enc.txt"
-check "score-encoded.sh scores 12 frames" '[ "$(grep -c "^frame" "$work/enc.txt")" = 12 ] && grep -q "^pooled over 12 frames" "$work/enc.txt"'
+raw_layout I420 $w $h
+gst-launch-1.0 -q filesrc location="$dist" ! $RAW_PARSE ! jpegenc quality=70 ! avimux ! filesink location="$work/dist.avi"
+"$src/pipelines/score-encoded.sh" "$ref" $w $h I420 "$work/dist.avi" threads=1 psnr=true > "$work/enc.txt"
+check "score-encoded.sh scores $n frames" '[ "$(grep -c "^frame" "$work/enc.txt")" = $n ] && grep -q "^pooled over $n frames" "$work/enc.txt"'
 
 # 2b. The same with decodebin (GStreamer 1.22 could leave such a gst-launch run hanging after EOS: docs/element.md,
 # "Preroll"); five runs, each bounded.
-source "$src/pipelines/raw-layout.sh"
-raw_layout I420 321 241
 hung=0
 for i in 1 2 3 4 5; do
-  if ! timeout 120 gst-launch-1.0 -q filesrc location="$data/c_321x241_8b_ref.yuv" ! $RAW_PARSE ! v.ref_sink \
+  if ! timeout 120 gst-launch-1.0 -q filesrc location="$ref" ! $RAW_PARSE ! v.ref_sink \
       filesrc location="$work/dist.avi" ! decodebin ! videoconvert dither=none ! video/x-raw,format=I420 ! v.dist_sink \
       vmafxhip name=v threads=1 ! fakesink > "$work/decodebin.txt" 2>&1; then
     hung=$((hung + 1))
@@ -64,9 +78,10 @@ check "print-messages.sh prints 3 frame messages and the pooled one" \
 
 # 5. An encoder on the fly in one branch of a tee, default queues: every frame scored.
 if gst-inspect-1.0 x264enc >/dev/null 2>&1 && gst-inspect-1.0 avdec_h264 >/dev/null 2>&1; then
-  "$src/pipelines/score-encoder-on-the-fly.sh" "$data/a_576x324_8b_ref.yuv" 576 324 I420 > "$work/otf.txt"
-  check "score-encoder-on-the-fly.sh scores 48 frames" \
-    '[ "$(grep -c "^frame" "$work/otf.txt")" = 48 ] && grep -q "^pooled over 48 frames" "$work/otf.txt"'
+  # The longer generated pair: g6, 256x144, 32 frames.
+  "$src/pipelines/score-encoder-on-the-fly.sh" "$fx/g6_256x144_8b_420_ref.yuv" 256 144 I420 > "$work/otf.txt"
+  check "score-encoder-on-the-fly.sh scores 32 frames" \
+    '[ "$(grep -c "^frame" "$work/otf.txt")" = 32 ] && grep -q "^pooled over 32 frames" "$work/otf.txt"'
   # 6. Live capture for 3 s: the 90 frames are scored or skipped as busy, nothing else.
   "$src/pipelines/score-live-capture.sh" 3 > "$work/live.txt"
   check "score-live-capture.sh scores or counts all 90 frames" \
@@ -85,5 +100,5 @@ fi
 
 # 7. A file that is not a whole number of frames is refused with a readable reason.
 check "score-raw-files.sh refuses a wrong frame size" \
-  '! "$src/pipelines/score-raw-files.sh" "$data/c_321x241_8b_ref.yuv" "$data/c_321x241_8b_blurnoise.yuv" 320 241 I420 2>"$work/err.txt" >/dev/null && grep -q "not a whole number" "$work/err.txt"'
+  '! "$src/pipelines/score-raw-files.sh" "$ref" "$dist" 320 $h I420 2>"$work/err.txt" >/dev/null && grep -q "not a whole number" "$work/err.txt"'
 exit $fail

@@ -202,15 +202,23 @@ RunResult run_pipeline(GstElement* pipeline, const RunOptions& options) {
   return r;
 }
 
-std::string raw_yuv_source(const std::string& path, uint32_t width, uint32_t height, unsigned bpc) {
+std::string raw_yuv_source(const std::string& path, uint32_t width, uint32_t height, unsigned bpc, Chroma chroma) {
   const uint32_t bps = bpc > 8 ? 2 : 1;
-  const uint32_t ys = width * bps, cs = ((width + 1) / 2) * bps, ch = (height + 1) / 2;
+  const uint32_t ys = width * bps, cs = chroma_width_stored(chroma, width) * bps,
+                 ch = chroma_height_stored(chroma, height);
   const uint64_t o1 = uint64_t(ys) * height, o2 = o1 + uint64_t(cs) * ch, size = o2 + uint64_t(cs) * ch;
+  const char* format = chroma == Chroma::k444   ? (bpc > 8 ? "y444-10le" : "y444")
+                       : chroma == Chroma::k422 ? (bpc > 8 ? "i422-10le" : "y42b")
+                                                : (bpc > 8 ? "i420-10le" : "i420");
   return "filesrc location=\"" + path + "\" ! rawvideoparse width=" + std::to_string(width) +
-         " height=" + std::to_string(height) + " format=" + (bpc > 8 ? "i420-10le" : "i420") +
+         " height=" + std::to_string(height) + " format=" + format +
          " framerate=25/1 plane-strides=\"<" + std::to_string(ys) + "," + std::to_string(cs) + "," +
          std::to_string(cs) + ">\" plane-offsets=\"<0," + std::to_string(o1) + "," + std::to_string(o2) +
          ">\" frame-size=" + std::to_string(size);
+}
+
+std::string pair_source(const Pair& p, bool distorted) {
+  return raw_yuv_source(distorted ? p.dist_path() : p.ref_path(), p.width, p.height, p.bpc, p.chroma);
 }
 
 std::string libvmaf_name(const std::string& field) {

@@ -68,9 +68,12 @@ RunResult run_pipeline(const std::string& launch, const RunOptions& options = {}
 // Same, for a pipeline built by the caller (takes ownership).
 RunResult run_pipeline(GstElement* pipeline, const RunOptions& options = {});
 
-// filesrc + rawvideoparse for a tightly packed planar 4:2:0 .yuv file (8 or 10 bits), 25 fps, with explicit plane
-// strides and offsets so odd sizes keep the file's layout.
-std::string raw_yuv_source(const std::string& path, uint32_t width, uint32_t height, unsigned bpc);
+// filesrc + rawvideoparse for a tightly packed planar .yuv file (4:2:0, 4:2:2 or 4:4:4; 8 or 10 bits), 25 fps, with
+// explicit plane strides and offsets so odd sizes keep the file's layout.
+std::string raw_yuv_source(const std::string& path, uint32_t width, uint32_t height, unsigned bpc,
+                           Chroma chroma = Chroma::k420);
+// The same for a test pair's reference or distorted clip (its size, depth and subsampling).
+std::string pair_source(const Pair& p, bool distorted);
 
 // libvmaf's name of a message field ("integer-adm2" -> "integer_adm2", "score" -> "vmaf", "ssim" -> "float_ssim").
 std::string libvmaf_name(const std::string& field);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The element on the GPU: the public clips and the shipped sample through real pipelines with backend=hip give
 // exactly the frame and pooled messages of backend=cpu (every field, ==). Skips with the reason where no GPU exists
-// (CI); the GPU machine's run is recorded in docs/device-testing.md.
+// (CI); runs on a GPU are recorded in docs/gpu-testing.md.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,26 +66,26 @@ class ElementHip : public ::testing::Test {
   void SetUp() override {
     std::string why;
     if (!gst_ready(&why)) GTEST_SKIP() << why;
-    if (!gpu_usable(&why)) GTEST_SKIP() << "no usable GPU (" << why << "): backend=hip runs on the GPU machine";
+    if (!gpu_usable(&why)) GTEST_SKIP() << "no usable GPU (" << why << "): backend=hip runs on a GPU machine";
   }
 };
 
-TEST_F(ElementHip, PublicClipsEqualCpu) {
+// The generated pairs (every subsampling, 8 and 10 bits, odd sizes) and the public pairs present.
+TEST_F(ElementHip, PairsEqualCpu) {
   const std::string props = " psnr=true ssim=true ms-ssim=true threads=2";
   size_t pairs = 0;
-  for (const Pair& p : public_pairs()) {
-    if (!file_exists(p.ref_path()) || !file_exists(p.dist_path())) {
-      std::printf("[ info     ] %s_%s: clips absent, not checked\n", p.prefix.c_str(), p.distorted.c_str());
-      continue;
-    }
-    const RunResult cpu = run_pipeline(launch(p.ref_path(), p.dist_path(), p.width, p.height, p.bpc,
-                                              "backend=cpu" + props));
-    const RunResult hip = run_pipeline(launch(p.ref_path(), p.dist_path(), p.width, p.height, p.bpc,
-                                              "backend=hip" + props));
+  for (const Pair& p : oracle_pairs()) {
+    auto pair_launch = [&](const std::string& backend) {
+      return pair_source(p, false) + " ! v.ref_sink " + pair_source(p, true) + " ! v.dist_sink vmafxhip name=v " +
+             backend + props + " ! fakesink";
+    };
+    const RunResult cpu = run_pipeline(pair_launch("backend=cpu"));
+    const RunResult hip = run_pipeline(pair_launch("backend=hip"));
     expect_same_messages(cpu, hip, p.prefix + "_" + p.distorted);
     pairs++;
   }
-  std::printf("[ info     ] %zu public pairs compared\n", pairs);
+  EXPECT_GE(pairs, generated_pairs().size());
+  std::printf("[ info     ] %zu pairs compared\n", pairs);
 }
 
 TEST_F(ElementHip, SamplePairEqualsCpuWithSubsampleAndNeg) {

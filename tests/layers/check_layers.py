@@ -12,7 +12,7 @@ LAYERS = ["kernels", "core", "features", "import", "hip", "scoring"]
 PUBLIC = {
     "status.h": "core", "picture.h": "core", "collector.h": "core", "devices.h": "core",
     "dmabuf.h": "import", "gl.h": "import", "cuda.h": "import",
-    "scorer.h": "scoring", "model.h": "scoring", "output.h": "scoring",
+    "scorer.h": "scoring", "model.h": "scoring", "model_spec.h": "scoring", "output.h": "scoring",
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

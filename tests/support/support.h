@@ -22,7 +22,7 @@ namespace vmafx::test {
 // ../shared/testdata beside the checkout (VMAFX_SHARED_DIR overrides), and our own tests/data.
 std::string shared_testdata_dir();
 std::string shared_models_dir();
-// The project's source tree: $VMAFX_SOURCE_DIR when set (a copy of the tree elsewhere, e.g. on the GPU machine),
+// The project's source tree: $VMAFX_SOURCE_DIR when set (a copy of the tree elsewhere, e.g. on a GPU machine),
 // else the tree the tests were built from.
 std::string project_source_dir();
 std::string project_data_dir();  // tests/data
@@ -65,29 +65,57 @@ class YuvClip {
   unsigned n_planes_ = 0;
 };
 
-// The public pairs in ../shared/testdata.
+// A reference/distorted pair with libvmaf's JSON: a generated pair (tests/support/fixtures.h; clips written at run
+// time, libvmaf's JSON in tests/data/generated) or a public pair of ../shared/testdata.
 struct Pair {
-  std::string prefix;     // e.g. "a_576x324_8b"
-  std::string distorted;  // e.g. "x264crf35"
+  std::string prefix;     // e.g. "a_576x324_8b", "g1_352x320_8b_420"
+  std::string distorted;  // e.g. "x264crf35", "blurnoise"
   uint32_t width, height;
   unsigned bpc;
+  Chroma chroma = Chroma::k420;
+  bool generated = false;
   std::string ref_path() const;
   std::string dist_path() const;
   std::string oracle_path(const std::string& model_suffix) const;  // e.g. "vmaf_v0.6.1"
   std::string name() const;  // "<prefix>_<distorted>", e.g. "a_576x324_8b_x264crf35"
   std::string test_name() const;  // name() with every character but letters and digits as '_' (a gtest name)
+  VideoGeometry geometry() const { return {width, height, uint8_t(bpc), chroma}; }
 };
+// The five public pairs of ../shared/testdata, present or not.
 std::vector<Pair> public_pairs();
+// The generated pairs: always there.
+std::vector<Pair> generated_pairs();
+// The longer generated pair (32 frames, 256x144 8-bit 4:2:0; only its vmaf_v0.6.1 JSON, with psnr): for tests that
+// seek, cut or drop frames. Not among generated_pairs().
+Pair long_pair();
+// What the oracle tests check: every generated pair, then the public pairs whose clips are present (none without
+// ../shared; a note on stdout names those left out, once per process).
+std::vector<Pair> oracle_pairs();
+// Whether the pair has libvmaf's JSON `suffix` (Pair::oracle_path): for a generated pair, whether
+// tests/data/generated should hold it (the list of its README's commands; test_oracle checks that the folder holds
+// exactly these); for a public pair, whether ../shared/testdata holds it.
+bool has_oracle(const Pair& p, const std::string& suffix);
+// Every oracle suffix of a generated pair, in the order of tests/data/generated/README.md.
+std::vector<std::string> generated_oracles(const Pair& p);
+// The 4:2:0 pairs of oracle_pairs() (g1, g2 10-bit, g5 odd-sized, and the public pairs present), for suites written
+// for 4:2:0 clips; the names of the public pairs absent are appended to *absent (when not null).
+std::vector<Pair> oracle_pairs_420(std::vector<std::string>* absent);
+// Whether ../shared/testdata (or $VMAFX_SHARED_DIR/testdata) holds the public clips.
+bool shared_testdata_present();
 // The first public pair whose prefix starts with `prefix` ("b_", "c_321x241_8b"); null when none does.
 const Pair* find_public_pair(const std::string& prefix);
-// The public pairs whose two clips are present (the GPU machine receives a subset of them); the names of the others
-// are appended to *absent.
+// The generated pair whose prefix starts with `prefix` ("g2_"); null when none does.
+const Pair* find_generated_pair(const std::string& prefix);
+// One pair of a kind (10-bit, odd-sized, ...): the generated pair whose prefix starts with `generated_prefix` and,
+// when its clips are present, the public pair whose prefix starts with `public_prefix`.
+std::vector<Pair> pairs_of_kind(const std::string& generated_prefix, const std::string& public_prefix);
+// The public pairs whose two clips are present; the names of the others are appended to *absent.
 std::vector<Pair> present_pairs(std::vector<std::string>* absent);
 // Prints the pairs a test checked and those it could not (clips absent: " none" when there are none).
 void print_pair_coverage(const std::vector<std::string>& checked, const std::vector<std::string>& absent);
 
-// The two clips of a pair, opened as planar 4:2:0 of the pair's depth. Fails when either cannot be read, when the
-// reference holds no frame, or when the two hold different numbers of frames.
+// The two clips of a pair, opened as planar YUV of the pair's subsampling and depth. Fails when either cannot be
+// read, when the reference holds no frame, or when the two hold different numbers of frames.
 struct PairClips {
   YuvClip ref, dist;
 };

@@ -33,10 +33,20 @@ struct ResultsInfo {
   uint64_t frame_count = 0;
 };
 
+// Replaces the file at `path` with `bytes` so that a reader, a crash or a full disk never leaves a partial file and
+// never loses the old one: the bytes go to a new file beside it (".<name>.tmp<pid>.<n>", the old file's permission
+// bits or 0666 less the umask), which is flushed to the disk (fsync), renamed over `path`, and the directory synced.
+// On any failure the temporary is removed and the old file is left as it was (Errc::io_error naming the path and the
+// system's reason, e.g. "No space left on device"). A symbolic link is followed (its target is replaced, the link
+// kept); a path that is not a regular file (a FIFO, /dev/stdout, a terminal) is written in place, as there is nothing
+// to replace. Safe to call from several threads.
+Status write_file_atomically(const std::string& path, const std::string& bytes);
+
 // Writes the results; columns in collector order under their collector names, frames filtered by
 // collector.subsample(), aggregate_metrics (XML, JSON) from collector.aggregates() (libvmaf fills them only for
-// psnr's enable_apsnr: apsnr_y, apsnr_cb, apsnr_cr; CSV and SUB have none, as libvmaf's). ResultsFormat::none is Errc::invalid_argument. Errors writing are Errc::io_error naming the
-// path and the system's reason.
+// psnr's enable_apsnr: apsnr_y, apsnr_cb, apsnr_cr; CSV and SUB have none, as libvmaf's). ResultsFormat::none is
+// Errc::invalid_argument. The file is written with write_file_atomically(); errors are Errc::io_error naming the path
+// and the system's reason.
 Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, const std::string& path);
 Status write_results(const Collector& c, ResultsFormat fmt, const ResultsInfo& info, std::ostream& os);
 

@@ -56,6 +56,9 @@ struct ScorerConfig {
   // conf-interval), the scorer itself ignores it.
   bool conf_interval = false;
   std::vector<FeatureRequest> features;
+  // An extra feature the picture is too small for (MS-SSIM below 176x176): true leaves it out with one warning and
+  // keeps the other scores (the element); false fails create() naming it, as libvmaf stops (vmafx-score).
+  bool leave_out_unfit_features = true;
   unsigned threads = 0;    // CPU worker threads; 0 and 1: the caller's thread. Capped (Scorer::kMaxThreads)
   unsigned subsample = 1;  // score every n-th frame (libvmaf --subsample); temporal features still see every frame
   Backend backend = Backend::cpu;
