@@ -13,8 +13,9 @@ ScorerConfig scorer_config(const Settings& a, const std::vector<ScoringModel>& m
     ModelRequest r;
     r.model = m.model;
     r.name = m.name;
-    r.disable_clip = a.disable_clip;
-    r.enable_transform = a.enable_transform || a.phone_model;
+    r.overrides = m.overrides;
+    r.disable_clip = a.disable_clip || m.disable_clip;
+    r.enable_transform = a.enable_transform || a.phone_model || m.enable_transform;
     sc.models.push_back(r);
   }
   auto add_feature = [&](const char* name) {
