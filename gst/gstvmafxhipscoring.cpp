@@ -94,6 +94,8 @@ Status ScoringSession::create(const ScoringConfig& cfg, const ScoringGeometry& g
   sc.vendor = cfg.vendor;
   sc.device_id = cfg.device_id;
   sc.scale = to_scale_method(cfg.scaling);
+  // The engine's tuning variables (docs/cli.md, Environment), read here, where the element makes its scorer.
+  VMAFX_TRY(tuning_from_environment(&sc.tuning));
   sc.on_frame = cfg.on_frame;
   if (cfg.on_notice) {
     auto notice = cfg.on_notice;

@@ -13,11 +13,30 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "cpu/simd/cpu_features.h"
+#include "vmafx/tuning.h"
+
 namespace vmafx::test {
 
 #ifndef VMAFX_SOURCE_DIR
 #error "tests need VMAFX_SOURCE_DIR"
 #endif
+
+namespace {
+
+// A test program's edge, as vmafx-score's and the element's: VMAFX_CPUMASK (vmafx/tuning.h) picks the instruction
+// sets of the CPU code for the whole run, so each suite can be run on every SIMD path (docs/performance.md).
+const bool kCpuMaskFromEnvironment = [] {
+  EngineTuning t;
+  if (Status s = tuning_from_environment(&t); !s) {
+    std::fprintf(stderr, "%s\n", s.message().c_str());
+    std::exit(2);
+  }
+  if (t.cpu_mask >= 0) cpu::set_cpu_mask(unsigned(t.cpu_mask));
+  return true;
+}();
+
+}  // namespace
 
 std::string shared_testdata_dir() {
   if (const char* s = std::getenv("VMAFX_SHARED_DIR")) return std::string(s) + "/testdata";
