@@ -24,17 +24,22 @@ namespace vmafx::test {
 
 namespace {
 
-// A test program's edge, as vmafx-score's and the element's: VMAFX_CPUMASK (vmafx/tuning.h) picks the instruction
-// sets of the CPU code for the whole run, so each suite can be run on every SIMD path (docs/performance.md).
-const bool kCpuMaskFromEnvironment = [] {
-  EngineTuning t;
-  if (Status s = tuning_from_environment(&t); !s) {
-    std::fprintf(stderr, "%s\n", s.message().c_str());
-    std::exit(2);
-  }
-  if (t.cpu_mask >= 0) cpu::set_cpu_mask(unsigned(t.cpu_mask));
-  return true;
-}();
+// A test program's edge, as vmafx-score's and the element's: the engine's tuning variables (vmafx/tuning.h), read
+// once. VMAFX_CPUMASK picks the instruction sets of the CPU code for the whole run, so each suite can be run on every
+// SIMD path (docs/performance.md); scorer_config() starts from the rest (VMAFX_HIP_UPLOAD_STREAM=0 test_hip_scorer).
+const EngineTuning& environment_tuning() {
+  static const EngineTuning t = [] {
+    EngineTuning r;
+    if (Status s = tuning_from_environment(&r); !s) {
+      std::fprintf(stderr, "%s\n", s.message().c_str());
+      std::exit(2);
+    }
+    if (r.cpu_mask >= 0) cpu::set_cpu_mask(unsigned(r.cpu_mask));
+    return r;
+  }();
+  return t;
+}
+const bool kTuningFromEnvironment = (environment_tuning(), true);
 
 }  // namespace
 
@@ -208,6 +213,7 @@ namespace vmafx::test {
 
 ScorerConfig scorer_config(const std::string& model, std::initializer_list<const char*> features) {
   ScorerConfig cfg;
+  cfg.tuning = environment_tuning();
   cfg.models.clear();
   if (!model.empty()) {
     ModelRequest mr;
