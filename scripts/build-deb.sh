@@ -15,7 +15,9 @@ mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 # shellcheck source=setup.sh
 source "$root/scripts/setup.sh"
-VMAFX_PACKAGES+=(debhelper dpkg-dev)
+for p in debhelper dpkg-dev; do
+  [[ " ${VMAFX_PACKAGES[*]} " == *" $p "* ]] || VMAFX_PACKAGES+=("$p")
+done
 vmafx_install_packages
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 
