@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Installs what is missing, builds, and scores the sample pair shipped in samples/ (per-frame and pooled VMAF).
+# Installs what is missing, builds the product into build/ (the plugin, vmafx-score and the engine they link; no
+# tests) and scores the sample pair shipped in samples/ (per-frame and pooled VMAF).
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
+vmafx_install_packages
+BUILD_DIR="$VMAFX_ROOT/build"
+vmafx_build "$BUILD_DIR" "${VMAFX_PRODUCT_OPTIONS[*]}"
 
 sample_dir="$BUILD_DIR/samples"
 mkdir -p "$sample_dir"

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Installs what is missing, builds, and runs the whole test suite (GL tests under Xvfb + Mesa), then prints a summary.
+# Installs what is missing, builds the test suites into build-tests/ (with the test hooks they need; the product
+# build of ./run.sh, build/, is left alone) and runs them all (GL tests under Xvfb + Mesa), then prints a summary.
+# Arguments go to `meson test` (e.g. --suite engine).
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/setup.sh
+vmafx_install_packages
+BUILD_DIR="$VMAFX_ROOT/build-tests"
+vmafx_build "$BUILD_DIR" "$(vmafx_test_options)"
 
 xvfb_pid=""
 if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null; then

@@ -10,7 +10,8 @@
 //   breakdown      device frames, one feature at a time without a model: what each GPU feature costs per frame
 //
 // Host frames are uploaded on the device's upload stream (overlapping the kernels of the frame before) or on the
-// library stream (VMAFX_HIP_UPLOAD_STREAM=0); the `upload` column says which one ran. --upload-stream on|off sets it
+// library stream (VMAFX_HIP_UPLOAD_STREAM=0: EngineTuning::upload_stream); the `upload` column says which one ran.
+// --upload-stream on|off sets it
 // for the whole run, --upload-stream both runs every host-frame row in both modes (library stream first).
 //
 //   bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] [--no-breakdown]
@@ -53,19 +54,19 @@ struct Options {
   std::vector<int> upload_modes = {-1};
   std::string model = "vmaf_v0.6.1";
   std::vector<std::string> breakdown_features = {"motion", "vif", "adm", "psnr"};
-  std::vector<unsigned> lanes = {0};  // VMAFX_HIP_LANES per throughput row (0: unset, the default)
+  std::vector<unsigned> lanes = {0};  // lanes per throughput row (0: as the environment says, else the default)
 };
 
-void select_lanes(unsigned n) {
-  if (n) setenv("VMAFX_HIP_LANES", std::to_string(n).c_str(), 1);
-  else unsetenv("VMAFX_HIP_LANES");
-}
+// The tuning of the environment (vmafx/tuning.h, read when bench-gpu starts) and that of the scorers made next.
+EngineTuning g_env_tuning;
+EngineTuning g_tuning;
 
-// Sets the upload mode of the scorers made next (their pipeline reads VMAFX_HIP_UPLOAD_STREAM when it is created)
-// and names the mode they will run.
+void select_lanes(unsigned n) { g_tuning.lanes = n ? n : g_env_tuning.lanes; }
+
+// Sets the upload mode of the scorers made next (-1: as the environment says) and names the mode they will run.
 const char* select_upload(int mode, const hip::Device& dev) {
-  if (mode >= 0) setenv("VMAFX_HIP_UPLOAD_STREAM", mode ? "1" : "0", 1);
-  return hip::upload_stream_selected(dev) ? "upload stream" : "library stream";
+  g_tuning.upload_stream = mode >= 0 ? mode : g_env_tuning.upload_stream;
+  return hip::upload_stream_selected(dev, g_tuning.upload_stream) ? "upload stream" : "library stream";
 }
 
 // Deterministic content: gradients, a moving pattern and texture; the distorted copy adds noise.
@@ -154,6 +155,7 @@ ScorerConfig config(const Options& o, Backend b) {
   cfg.device_id = o.device;
   cfg.threads = b == Backend::cpu ? std::max(1u, std::thread::hardware_concurrency()) : 0;
   cfg.models[0].model = o.model;
+  cfg.tuning = g_tuning;
   return cfg;
 }
 
@@ -238,6 +240,8 @@ double percentile(const std::vector<double>& v, double p) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (Status s = tuning_from_environment(&g_env_tuning); !s) die("environment", s);
+  g_tuning = g_env_tuning;
   Options o;
   bool sizes_given = false, depths_given = false;
   for (int i = 1; i < argc; i++) {
@@ -314,8 +318,9 @@ int main(int argc, char** argv) {
               dev->info().library.c_str(), std::thread::hardware_concurrency());
   std::printf("model: %s\n\n", o.model.c_str());
   {
-    const char* env = std::getenv("VMAFX_HIP_UPLOAD_STREAM");
-    const std::string given = env ? "VMAFX_HIP_UPLOAD_STREAM=" + std::string(env) : "VMAFX_HIP_UPLOAD_STREAM unset";
+    const std::string given = g_env_tuning.upload_stream < 0
+                                  ? "VMAFX_HIP_UPLOAD_STREAM unset"
+                                  : "VMAFX_HIP_UPLOAD_STREAM=" + std::to_string(g_env_tuning.upload_stream);
     std::string modes;
     for (int m : o.upload_modes) modes += std::string(modes.empty() ? "" : ", then ") + select_upload(m, *dev);
     std::printf("host frames uploaded on: %s (%s%s; the runtime %s order two streams)\n\n", modes.c_str(),
@@ -375,8 +380,8 @@ int main(int argc, char** argv) {
   for (const auto& r : latency_rows) std::printf("%s\n", r.c_str());
 
   if (o.breakdown) {
-    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone; VMAFX_HIP_LANES %s):\n\n",
-                std::getenv("VMAFX_HIP_LANES") ? std::getenv("VMAFX_HIP_LANES") : "unset");
+    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone; lanes %s):\n\n",
+                g_tuning.lanes ? std::to_string(g_tuning.lanes).c_str() : "default");
     std::printf("| size | bits | feature | fps | ms/frame | where |\n|---|---|---|---|---|---|\n");
     for (auto [w, h] : o.sizes) {
       for (unsigned bpc : o.depths) {

@@ -2,6 +2,7 @@
 #include "gstvmafxhipconfig.h"
 
 #include "vmafx/model.h"
+#include "vmafx/tuning.h"
 
 namespace vmafx::gst {
 
@@ -63,6 +64,12 @@ bool check_settings(const Settings& a, ScorerConfig* out, CapsProblem* problem) 
     return false;
   }
   *out = scorer_config(a, models, features);
+  // The engine's tuning variables (docs/cli.md, Environment), read here, where the element makes its scorers.
+  st = tuning_from_environment(&out->tuning);
+  if (!st) {
+    *problem = {settings_error, st.message(), "the engine's tuning variables: docs/cli.md, Environment"};
+    return false;
+  }
   st = Scorer::validate(*out);
   if (!st) {
     *problem = {settings_error, "Invalid settings: " + st.message().substr(0, st.message().find(" (")), st.to_string()};

@@ -46,7 +46,9 @@ const GstCudaLib& gst_cuda_lib() {
   static GstCudaLib lib;
   static std::once_flag once;
   std::call_once(once, [] {
-    const char* env = std::getenv("VMAFX_GST_CUDA_LIBRARY");
+    // Tests name a library that does not exist (the element without GStreamer's CUDA library); only a build with
+    // test hooks reads the variable (meson defines VMAFX_TEST_HOOKS), so no installed plugin has it.
+    const char* env = VMAFX_TEST_HOOKS ? std::getenv("VMAFX_GST_CUDA_LIBRARY") : nullptr;
     lib.library = env && *env ? env : "libgstcuda-1.0.so.0";
     void* h = dlopen(lib.library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {

@@ -52,8 +52,8 @@
 namespace vmafx::gst {
 
 // The pad templates' CUDA caps (video/x-raw(memory:CUDAMemory), format=...), or "" when this build has no HIP engine
-// or libgstcuda-1.0.so.0 does not open (VMAFX_GST_CUDA_LIBRARY names another library to open instead: tests). The
-// input kind (cuda_input_kind, gstvmafxhipinput.h) offers them.
+// or libgstcuda-1.0.so.0 does not open (in a build with test hooks, VMAFX_GST_CUDA_LIBRARY names another library to
+// open instead: tests). The input kind (cuda_input_kind, gstvmafxhipinput.h) offers them.
 std::string cuda_template_caps();
 // Whether GStreamer's CUDA library opened (and why not).
 bool gst_cuda_available(std::string* why = nullptr);

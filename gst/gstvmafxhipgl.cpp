@@ -499,7 +499,7 @@ struct GlInput::State {
     const uint64_t n = verified++;
     if (first.empty()) return;
     verify_mismatches++;
-    GST_WARNING("VMAFX_GL_VERIFY: %s frame %" G_GUINT64_FORMAT ": %s", describe(info).c_str(), n, first.c_str());
+    GST_WARNING("GL verification: %s frame %" G_GUINT64_FORMAT ": %s", describe(info).c_str(), n, first.c_str());
     std::lock_guard<std::mutex> lk(mu);
     if (verify_first.empty()) verify_first = "frame " + std::to_string(n) + ": " + first;
   }

@@ -6,7 +6,7 @@
 #   pipelines/score-dmabuf-memfd.sh REF.yuv DIST.yuv WIDTH HEIGHT BITS [LAYOUT] [FORM] [vmafxhip property=value ...]
 # BITS is 8 (I420 files) or 10 (I420_10LE files); LAYOUT planar (default) or semi (NV12 / P010); FORM 1.22
 # (default: format=NV12 ...) or drm (format=DMA_DRM, drm-format=NV12). Needs the feeder built with the tests
-# (build/tests/gst/dmabuf-memfd-feeder; VMAFX_DMABUF_FEEDER overrides). RAW=1 prints the raw messages.
+# (build-tests/tests/gst/dmabuf-memfd-feeder; VMAFX_DMABUF_FEEDER overrides). RAW=1 prints the raw messages.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 if [ $# -lt 5 ]; then
@@ -20,7 +20,8 @@ if [ $# -gt 0 ] && { [ "$1" = planar ] || [ "$1" = semi ]; }; then layout="$1"; 
 if [ $# -gt 0 ] && { [ "$1" = 1.22 ] || [ "$1" = drm ]; }; then form="$1"; shift; fi
 feeder="${VMAFX_DMABUF_FEEDER:-}"
 if [ -z "$feeder" ]; then
-  for candidate in "${GST_PLUGIN_PATH:-}/../tests/gst/dmabuf-memfd-feeder" "$here/../build/tests/gst/dmabuf-memfd-feeder"; do
+  for candidate in "${GST_PLUGIN_PATH:-}/../tests/gst/dmabuf-memfd-feeder" \
+                   "$here/../build-tests/tests/gst/dmabuf-memfd-feeder"; do
     if [ -x "$candidate" ]; then feeder="$candidate"; break; fi
   done
 fi

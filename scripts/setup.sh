@@ -1,11 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Sourced by ./run.sh and ./test.sh: installs the Debian 12 packages that are missing (when root), then configures
-# and builds the project into $BUILD_DIR (default: build). Set VMAFX_CI=1 to compile GPU kernels for one target per
-# vendor only (CI has 2 cores).
+# Sourced by ./run.sh and ./test.sh (and the install test): the Debian 12 packages the project needs and the two
+# build directories.
+#   build/        the product: the plugin, vmafx-score and the engine they link, no tests, no test hooks, GPU code
+#                 as -Dgpu-targets=portable says (meson_options.txt); what the README installs. ./run.sh builds it.
+#   build-tests/  the test suites with the test hooks they need (installs nothing). ./test.sh builds and runs it.
+# VMAFX_CI=1 compiles the GPU kernels ahead of time for one target per vendor in build-tests (compile errors of the
+# kernels surface on a machine without a GPU; CI has 2 cores).
 set -euo pipefail
 
 VMAFX_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-BUILD_DIR="${BUILD_DIR:-$VMAFX_ROOT/build}"
 
 VMAFX_PACKAGES=(
   # build
@@ -55,19 +58,29 @@ vmafx_install_packages() {
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-vmafx_build() {
-  local opts=()
+# Meson options of the product build (build/, the install test's build): the defaults.
+VMAFX_PRODUCT_OPTIONS=(--buildtype=release)
+# Meson options of the test build (build-tests/).
+vmafx_test_options() {
+  local opts=(--buildtype=release -Dtests=true)
   if [ "${VMAFX_CI:-0}" = 1 ]; then
     opts+=(-Dhip-amd-targets=gfx1030 -Dhip-nvidia-archs=sm_90)
   fi
+  echo "${opts[@]}"
+}
+
+# Configures DIR (once: an existing configuration is kept, `meson configure DIR` changes it) and builds the given
+# ninja targets (default: all of DIR's default targets).
+#   vmafx_build DIR "MESON OPTIONS" [TARGET...]
+vmafx_build() {
+  local dir="$1" options="$2"
+  shift 2
   if [ -x /usr/local/cuda/bin/nvcc ]; then
     export PATH="$PATH:/usr/local/cuda/bin"
   fi
-  if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-    meson setup "$BUILD_DIR" "$VMAFX_ROOT" --buildtype=release "${opts[@]}"
+  if [ ! -f "$dir/build.ninja" ]; then
+    # shellcheck disable=SC2086
+    meson setup "$dir" "$VMAFX_ROOT" $options
   fi
-  ninja -C "$BUILD_DIR"
+  ninja -C "$dir" "$@"
 }
-
-vmafx_install_packages
-vmafx_build

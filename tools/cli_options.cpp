@@ -56,6 +56,47 @@ Status parse_uint(std::string_view text, uint64_t min, uint64_t max, const std::
   return Status::ok();
 }
 
+const std::vector<EnvironmentVariable>& cli_environment_table() {
+  static const std::vector<EnvironmentVariable> table = {
+      {"VMAFX_READER", "read or mmap",
+       "mmap (default): regular files are mapped and read in place; read: read() into buffers, always"},
+      {"VMAFX_PREFETCH", "an integer 0..16",
+       "helper threads per mapped input that touch frames ahead of the scorer and drop the page-table entries of "
+       "frames it released (default 2; 0: none)"},
+      {"VMAFX_TRACE", "0 or 1",
+       "1: the phases of the run (open, scorer ready, first and last frame, flush, exit) with their times on stderr"},
+  };
+  return table;
+}
+
+Status parse_environment(const std::function<const char*(const char*)>& lookup, CliEnvironment* out) {
+  CliEnvironment e;
+  auto get = [&](const char* name) -> const char* {
+    const char* v = lookup(name);
+    return v && *v ? v : nullptr;
+  };
+  auto refused = [](const char* name, const char* accepts, const char* value) {
+    return Status{Errc::invalid_argument, std::string(name) + " must be " + accepts + ", not '" + value + "'"};
+  };
+  if (const char* v = get("VMAFX_READER")) {
+    if (std::string_view(v) != "read" && std::string_view(v) != "mmap")
+      return refused("VMAFX_READER", "read or mmap", v);
+    e.mmap = std::string_view(v) == "mmap";
+  }
+  if (const char* v = get("VMAFX_PREFETCH")) {
+    uint64_t n = 0;
+    if (!parse_uint(v, 0, 16, "VMAFX_PREFETCH", &n)) return refused("VMAFX_PREFETCH", "an integer 0..16", v);
+    e.prefetch = unsigned(n);
+  }
+  if (const char* v = get("VMAFX_TRACE")) {
+    if (std::string_view(v) != "0" && std::string_view(v) != "1") return refused("VMAFX_TRACE", "0 or 1", v);
+    e.trace = std::string_view(v) == "1";
+  }
+  VMAFX_TRY(tuning_from(lookup, &e.tuning));
+  *out = std::move(e);
+  return Status::ok();
+}
+
 bool is_valid_name(std::string_view name) { return is_valid_score_name(name); }
 
 size_t find_option(const OptionList& opts, std::string_view key) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +21,7 @@
 #include "vmafx/model_spec.h"
 #include "vmafx/scorer.h"  // ModelRequest, FeatureRequest, OptionList
 #include "vmafx/status.h"
+#include "vmafx/tuning.h"
 
 namespace vmafx::tools {
 
@@ -27,6 +29,18 @@ namespace vmafx::tools {
 // strtoul(..., 0) too). No sign, no blanks, no leading zeros (libvmaf would read "010" as octal 8), no wrap: anything
 // else is Errc::invalid_argument naming `what` ("--width") and the range.
 Status parse_uint(std::string_view text, uint64_t min, uint64_t max, const std::string& what, uint64_t* out);
+
+// vmafx-score's environment (docs/cli.md, Environment): its own variables (cli_environment_table()) and the
+// engine's (vmafx/tuning.h), read once when it starts. Unset or empty: the default; anything a variable does not
+// accept is Errc::invalid_argument "NAME must be ..., not '...'".
+struct CliEnvironment {
+  bool mmap = true;       // VMAFX_READER: mmap (default: regular files mapped) or read (read() always)
+  unsigned prefetch = 2;  // VMAFX_PREFETCH: helper threads per mapped input, 0..16
+  bool trace = false;     // VMAFX_TRACE: the phases of the run on stderr
+  EngineTuning tuning;    // the engine's variables (tuning_from)
+};
+const std::vector<EnvironmentVariable>& cli_environment_table();
+Status parse_environment(const std::function<const char*(const char*)>& lookup, CliEnvironment* out);
 
 // A column or feature name: letters, digits, '_', '-', '.', not starting with a digit, '-' or '.' (it becomes an
 // XML attribute name and a CSV header). The engine's is_valid_score_name().

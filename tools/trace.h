@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// VMAFX_TRACE=1 (any value but empty or "0"): vmafx-score prints its phases to stderr, one line each, as
+// VMAFX_TRACE=1 (CliEnvironment::trace, which main() hands to set_enabled()): vmafx-score prints its phases to
+// stderr, one line each, as
 //
 //   vmafx-score trace:   123.456 ms | cpu user 80 sys 120 ms | <event>
 //
@@ -14,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -26,13 +28,13 @@ namespace vmafx::tools::trace {
 
 inline const std::chrono::steady_clock::time_point kStart = std::chrono::steady_clock::now();
 
-inline bool enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("VMAFX_TRACE");
-    return v && *v && std::strcmp(v, "0") != 0;
-  }();
+inline std::atomic<bool>& enabled_flag() {
+  static std::atomic<bool> on{false};
   return on;
 }
+inline bool enabled() { return enabled_flag().load(std::memory_order_relaxed); }
+// Called once by main(), before any other thread starts.
+inline void set_enabled(bool on) { enabled_flag().store(on, std::memory_order_relaxed); }
 
 inline double ms_since_start() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - kStart).count();
@@ -76,7 +78,7 @@ inline std::mutex& print_mutex() {
   return mu;
 }
 
-// One trace line (printf format), when VMAFX_TRACE is set.
+// One trace line (printf format), when tracing is on.
 inline void event(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 inline void event(const char* fmt, ...) {
   if (!enabled()) return;

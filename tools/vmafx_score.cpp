@@ -338,19 +338,9 @@ struct Input {
   }
 };
 
-// Prefetch helpers per mapped input (VMAFX_PREFETCH=N overrides, 0: none; unset or empty: the default) and how far
-// ahead they touch.
-constexpr unsigned kPrefetchThreads = 2;
-constexpr uint64_t kMaxPrefetchThreads = 16;
+// How far ahead of the scorer the prefetch helpers of a mapped input touch (their number: VMAFX_PREFETCH,
+// CliEnvironment::prefetch).
 constexpr uint64_t kPrefetchWindow = uint64_t(1) << 30;
-
-Status prefetch_threads(unsigned* out) {
-  const char* v = std::getenv("VMAFX_PREFETCH");
-  uint64_t n = kPrefetchThreads;
-  if (v && *v) VMAFX_TRY(tools::parse_uint(v, 0, kMaxPrefetchThreads, "VMAFX_PREFETCH (prefetch threads per input)", &n));
-  *out = unsigned(n);
-  return Status::ok();
-}
 
 // ---- checks made before any frame is read ----
 
@@ -663,6 +653,12 @@ void print_pooled(const Collector& col, const tools::Selection& sel, const std::
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The environment (docs/cli.md, Environment), read once, here: ours and the engine's variables.
+  tools::CliEnvironment env;
+  if (Status s = tools::parse_environment([](const char* name) -> const char* { return std::getenv(name); }, &env);
+      !s)
+    return fail(s.message());
+  tools::trace::set_enabled(env.trace);
   tools::trace::event("main");
   Options o;
   switch (parse_command_line(argc, argv, &o)) {
@@ -691,17 +687,15 @@ int main(int argc, char** argv) {
   }
   ScorerConfig cfg;
   engine_config(o.sel, o.no_prediction, features, &cfg);
+  cfg.tuning = env.tuning;
   if (o.cpumask_given) {
-    // The engine's CPU code reads the mask from the environment when the scorer is created (libvmaf's bits: a set
-    // bit leaves that instruction set out).
-    setenv("VMAFX_CPUMASK", std::to_string(o.cpumask).c_str(), 1);
-    tools::trace::event("--cpumask: VMAFX_CPUMASK=%s set for the engine", std::getenv("VMAFX_CPUMASK"));
+    // libvmaf's bits (a set bit leaves that instruction set out), set for the process when the scorer is created;
+    // the option wins over VMAFX_CPUMASK.
+    cfg.tuning.cpu_mask = int64_t(o.cpumask);
+    tools::trace::event("--cpumask: mask %" PRIu64 " for the engine", uint64_t(o.cpumask));
   }
 
-  tools::ReadMode read_mode;
-  if (Status s = tools::read_mode_from_env(&read_mode); !s) return fail(s.message());
-  unsigned helpers = 0;
-  if (Status s = prefetch_threads(&helpers); !s) return fail(s.message());
+  const tools::ReadMode read_mode = env.mmap ? tools::ReadMode::mmap : tools::ReadMode::read;
   tools::VideoReader ref, dist;
   if (Status s = ref.open(o.ref, o.given, read_mode); !s) return fail(s.message());
   if (Status s = dist.open(o.dist, o.given, read_mode); !s) return fail(s.message());
@@ -781,6 +775,7 @@ int main(int argc, char** argv) {
   for (const auto& f : features) psnr_asked = psnr_asked || f.name.rfind("psnr", 0) == 0;
   // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up.
   const size_t ahead = std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
+  const unsigned helpers = env.prefetch;
   for (Input* in : {&in_ref, &in_dist}) {
     if (in->mapped()) {
       in->reader->set_luma_only(!psnr_asked);

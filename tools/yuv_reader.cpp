@@ -130,18 +130,6 @@ void unguard_mapping(int slot) {
 
 const char* read_mode_name(ReadMode m) { return m == ReadMode::mmap ? "mmap" : "read"; }
 
-Status read_mode_from_env(ReadMode* out) {
-  const char* v = std::getenv("VMAFX_READER");
-  if (!v || !*v || !std::strcmp(v, "mmap")) {
-    *out = ReadMode::mmap;
-  } else if (!std::strcmp(v, "read")) {
-    *out = ReadMode::read;
-  } else {
-    return {Errc::invalid_argument, std::string("VMAFX_READER must be read or mmap, not '") + v + "'"};
-  }
-  return Status::ok();
-}
-
 VideoReader::~VideoReader() {
   if (map_) {
     unguard_mapping(guard_slot_);

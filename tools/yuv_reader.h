@@ -27,9 +27,6 @@ namespace vmafx::tools {
 
 enum class ReadMode { read, mmap };
 const char* read_mode_name(ReadMode m);  // "read", "mmap"
-// VMAFX_READER: "read" or "mmap"; unset or empty: mmap (where the input allows it). Anything else is
-// Errc::invalid_argument.
-Status read_mode_from_env(ReadMode* out);
 
 // Largest width or height accepted, from the command line or a .y4m header (16K video is 15360 wide).
 inline constexpr uint32_t kMaxDimension = 32768;

@@ -23,6 +23,10 @@ static_assert(CU_MEMORYTYPE_HOST == abi::kCuMemoryTypeHost && CU_MEMORYTYPE_DEVI
               CU_MEMORYTYPE_ARRAY == abi::kCuMemoryTypeArray);
 static_assert(CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY == abi::kCuGraphicsRegisterReadOnly);
 static_assert(CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD == abi::kExternalMemoryOpaqueFd);
+static_assert(CU_JIT_ERROR_LOG_BUFFER == abi::kCuJitErrorLogBuffer);
+static_assert(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES == abi::kCuJitErrorLogBufferSizeBytes);
+static_assert(CU_JIT_INPUT_PTX == abi::kCuJitInputPtx);
+static_assert(sizeof(CUjit_option) == sizeof(int) && sizeof(CUjitInputType) == sizeof(int));
 static_assert(sizeof(CUmemorytype) == sizeof(int));
 
 #define VMAFX_SAME_FIELD(theirs, ours, tf, of)                                \

@@ -122,6 +122,10 @@ struct Api {
   Entry<int(ModuleHandle m)> module_unload;
   Entry<int(FunctionHandle* out, ModuleHandle m, const char* name)> module_get_function;
   Entry<int(FunctionHandle f, Dim3 grid, Dim3 block, unsigned shared_bytes, StreamHandle s, void** args)> launch_kernel;
+  // NVIDIA only (optional): the driver's compilation of NUL-terminated PTX text (`size` bytes without the NUL) for
+  // the current context's device into a cubin that module_load takes, with the compiler's error log on failure. The
+  // module loader keeps the cubin in its cache (module.h), so a PTX image is compiled once per device and driver.
+  Entry<int(const char* ptx, size_t size, const char* name, std::vector<uint8_t>* cubin, std::string* log)> link_ptx;
 
   // External memory: an opaque fd (a dma-buf) imported, a range of it mapped as a device pointer, destroyed. The
   // mapped pointer is released with free_device before external_memory_destroy.

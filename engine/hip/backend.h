@@ -10,12 +10,14 @@
 
 #include "features/backend.h"
 #include "hip/api.h"
+#include "vmafx/tuning.h"
 
 namespace vmafx::hip {
 
 struct BackendOptions {
   Vendor vendor = Vendor::auto_select;
   int device_id = -1;  // -1: the first usable device
+  EngineTuning tuning;  // its GPU settings: the pipeline's upload, lanes, slots, copies; cambi's kernel choice
 };
 
 // device_unavailable (naming every runtime and library tried) when no device is usable.

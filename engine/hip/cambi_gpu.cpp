@@ -48,14 +48,8 @@ Status CambiGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, 
   c->cval_block_ = band * 32 * 2 <= kSharedLimit ? 32 : 16;
   if (band * c->cval_block_ * 2 > kSharedLimit || band * 4 + CAMBI_MAX_DIFFS * 4 > kSharedLimit)
     return {Errc::internal, "cambi (gpu): a band of " + std::to_string(band) + " values does not fit shared memory"};
-  long below = gpu_options.block_kernel_below;
-  if (below < 0) {
-    const char* v = std::getenv("VMAFX_HIP_CAMBI_BLOCK_BELOW");
-    below = v && *v ? long(std::strtoul(v, nullptr, 10)) : 4096;
-  }
-  c->block_below_ = uint64_t(below);
-  if (const char* v = std::getenv("VMAFX_HIP_CAMBI_ROWS"); v && *v)
-    c->column_rows_ = unsigned(std::max(1ul, std::min(4096ul, std::strtoul(v, nullptr, 10))));
+  c->block_below_ = gpu_options.block_kernel_below < 0 ? 4096 : uint64_t(gpu_options.block_kernel_below);
+  c->column_rows_ = std::min(4096u, gpu_options.column_rows);
 
   VMAFX_TRY(Module::load(device, "cambi", &c->module_, module_options));
   VMAFX_TRY(c->module_.function("cambi_preprocess_kernel", &c->k_pre_));
@@ -224,7 +218,7 @@ Status CambiGpu::enqueue_picture(unsigned p, const DevicePlane& plane, unsigned 
     const bool block_kernel = uint64_t(sw) * ((sh + cv.rows - 1) / cv.rows) < block_below_;
     if (!block_kernel) {
       // The column kernel: chunks as long as leave about kColumnThreads threads (long chunks on the large scales of
-      // 4K, 32 rows at 1080p), or VMAFX_HIP_CAMBI_ROWS.
+      // 4K, 32 rows at 1080p), or CambiGpuOptions::column_rows.
       const uint32_t chunks_wanted = std::max<uint32_t>(1, uint32_t((kColumnThreads + sw - 1) / sw));
       const uint32_t rows = column_rows_ ? column_rows_ : (sh + chunks_wanted - 1) / chunks_wanted;
       cv.rows = std::max<uint32_t>({32, uint32_t(g.window), rows});

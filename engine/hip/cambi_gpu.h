@@ -34,9 +34,11 @@ namespace vmafx::hip {
 struct CambiGpuOptions {
   bool force_host_pooling = false;  // tests: pool every scale on the host (the CPU reference's path)
   // The c-values of a scale whose one-thread-per-column launch (cambi_c_values_kernel) would have fewer threads than
-  // this run one block per column instead (cambi_c_values_block_kernel); -1: VMAFX_HIP_CAMBI_BLOCK_BELOW, else 4096.
+  // this run one block per column instead (cambi_c_values_block_kernel); -1: 4096 (EngineTuning::cambi_block_below).
   // 0: never, a huge value: always (tests run both).
-  long block_kernel_below = -1;
+  int64_t block_kernel_below = -1;
+  // The column kernel's rows per chunk (1..4096); 0: from the scale's size (EngineTuning::cambi_rows).
+  unsigned column_rows = 0;
 };
 
 // What a test can read back of one scale of one picture of the frame last enqueued (image, mask, keys: scratch of
@@ -106,7 +108,8 @@ class CambiGpu final : public GpuFeature {
   unsigned pictures_ = 1;
   unsigned cval_block_ = 32;    // threads (histogram columns) per block of cambi_c_values_kernel
   uint64_t block_below_ = 4096;  // CambiGpuOptions::block_kernel_below, resolved
-  unsigned column_rows_ = 0;     // the column kernel's rows per chunk (VMAFX_HIP_CAMBI_ROWS; 0: from the scale's size)
+  unsigned column_rows_ = 0;     // the column kernel's rows per chunk (CambiGpuOptions::column_rows; 0: from the
+                                 // scale's size)
   Picture pic_[2];
   DeviceBuffer recip_;
   DeviceBuffer cvals_;    // slots x pictures x (every scale's c-values)

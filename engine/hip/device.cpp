@@ -142,8 +142,6 @@ Status Device::init_streams() {
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK_API(*api, stream_create, &stream_);
   VMAFX_HIP_CHECK_API(*api, stream_create, &upload_stream_);
-  const char* sync = std::getenv("VMAFX_HIP_SYNC_LAUNCHES");
-  sync_launches_ = sync && *sync && std::strcmp(sync, "0") != 0;
   return Status::ok();
 }
 
@@ -241,7 +239,7 @@ Status Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shar
   const StreamHandle stream = current_stream();
   int rc = api_->launch_kernel.fn(kernel.fn, grid, block, shared_bytes, stream, args);
   const char* symbol = api_->launch_kernel.symbol;
-  if (rc == 0 && sync_launches_) {
+  if (rc == 0 && sync_launches_.load(std::memory_order_relaxed)) {
     rc = api_->stream_synchronize.fn(stream);
     symbol = api_->stream_synchronize.symbol;
   }

@@ -155,6 +155,9 @@ class Device {
   // The runtime's form: `args` points at one value per kernel parameter, of the parameter's size and in its order,
   // which nothing here checks. For kernels without a TypedKernel (prefer one).
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args);
+  // Debugging (EngineTuning::sync_launches): every launch on this device then waits for its kernel, so an
+  // asynchronous fault is reported by the launch that caused it. For the device, i.e. every scorer on it.
+  void set_sync_launches(bool on) { sync_launches_.store(on, std::memory_order_relaxed); }
   Status record(EventHandle event);
   // The current stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
   Status wait_event(EventHandle event);
@@ -219,7 +222,7 @@ class Device {
   bool context_retained_ = false;
   std::shared_ptr<void> context_owner_;  // adopt(): what keeps the caller's context alive
 
-  bool sync_launches_ = false;  // VMAFX_HIP_SYNC_LAUNCHES=1: wait after each launch (debugging)
+  std::atomic<bool> sync_launches_{false};  // set_sync_launches
 
   // Lanes (ensure_lanes): the streams, and for record_all a release stream with one mark event per compute stream
   // (library stream first). A stream waits for an event as it was recorded at the wait, so the marks are reused.

@@ -46,6 +46,9 @@ bool takes_only(const Instance& inst, std::initializer_list<const char*> taken) 
 
 using Maker = Status (*)(const Instance&, const VideoGeometry&, const std::shared_ptr<Device>&, unsigned,
                          std::unique_ptr<GpuFeature>*, FeatureNeeds*);
+// A feature with settings of its own in EngineTuning.
+using TunedMaker = Status (*)(const Instance&, const VideoGeometry&, const std::shared_ptr<Device>&, unsigned,
+                              const EngineTuning&, std::unique_ptr<GpuFeature>*, FeatureNeeds*);
 
 Status make_adm(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
                 std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
@@ -149,10 +152,13 @@ Status make_float_ms_ssim(const Instance& inst, const VideoGeometry& g, const st
 // Every option of cambi is honoured by the kernels (the plan refuses what the CPU refuses); full_ref also reads the
 // reference luma, which the pipeline uploads for every frame.
 Status make_cambi(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& dev, unsigned slots,
-                  std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
+                  const EngineTuning& tuning, std::unique_ptr<GpuFeature>* out, FeatureNeeds*) {
   std::unique_ptr<CambiGpu> c;
+  CambiGpuOptions go;
+  go.block_kernel_below = tuning.cambi_block_below;
+  go.column_rows = tuning.cambi_rows;
   VMAFX_TRY(CambiGpu::create(dev, g.width, g.height, g.bit_depth, features::hooks::cambi_options(inst.options), slots,
-                             &c));
+                             &c, {}, go));
   *out = std::move(c);
   return Status::ok();
 }
@@ -252,6 +258,7 @@ Status make_ssimulacra2(const Instance& inst, const VideoGeometry& g, const std:
 struct GpuEntry {
   const char* name;
   Maker make;
+  TunedMaker make_tuned = nullptr;  // instead of make
 };
 
 constexpr GpuEntry kGpuFeatures[] = {
@@ -263,7 +270,7 @@ constexpr GpuEntry kGpuFeatures[] = {
     {"float_ssim", &make_float_ssim},
     {"float_ms_ssim", &make_float_ms_ssim},
     {"speed_chroma", &make_speed_chroma},
-    {"cambi", &make_cambi},
+    {"cambi", nullptr, &make_cambi},
     {"float_vif", &make_float_vif},
     {"float_adm", &make_float_adm},
     {"float_motion", &make_float_motion},
@@ -277,11 +284,15 @@ constexpr GpuEntry kGpuFeatures[] = {
 }  // namespace
 
 Status make_gpu_feature(const Instance& inst, const VideoGeometry& g, const std::shared_ptr<Device>& device,
-                        unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs) {
+                        unsigned slots, std::unique_ptr<GpuFeature>* out, FeatureNeeds* needs,
+                        const EngineTuning& tuning) {
   out->reset();
   *needs = FeatureNeeds{};
-  for (const GpuEntry& e : kGpuFeatures)
-    if (std::strcmp(e.name, inst.desc->name) == 0) return e.make(inst, g, device, slots, out, needs);
+  for (const GpuEntry& e : kGpuFeatures) {
+    if (std::strcmp(e.name, inst.desc->name) != 0) continue;
+    return e.make_tuned ? e.make_tuned(inst, g, device, slots, tuning, out, needs)
+                        : e.make(inst, g, device, slots, out, needs);
+  }
   return Status::ok();
 }
 

@@ -20,12 +20,11 @@ namespace vmafx::hip {
 
 namespace {
 
-// Frames in flight: VMAFX_HIP_SLOTS (2..64) where set; else six, or four where a slot's staging memory (both lumas,
-// and chroma) is large (4K 16-bit), and at least two more than the lanes, so that every lane has a frame while
+// Frames in flight: EngineTuning::slots (2..64) where set; else six, or four where a slot's staging memory (both
+// lumas, and chroma) is large (4K 16-bit), and at least two more than the lanes, so that every lane has a frame while
 // finished ones wait for their completion.
-unsigned slots_for(const VideoGeometry& g, unsigned lanes) {
-  if (const char* v = std::getenv("VMAFX_HIP_SLOTS"); v && *v)
-    return unsigned(std::max(2ul, std::min(64ul, std::strtoul(v, nullptr, 10))));
+unsigned slots_for(const VideoGeometry& g, unsigned lanes, unsigned requested) {
+  if (requested) return std::max(2u, std::min(64u, requested));
   const size_t word = g.bit_depth > 8 ? 2 : 1;
   const size_t slot_bytes = size_t(g.width) * g.height * word * 3;
   return std::max(slot_bytes > (size_t(32) << 20) ? 4u : 6u, lanes + 2);
@@ -39,6 +38,8 @@ class HipBackend final : public features::Backend {
   Status init(const features::Plan& plan, const BackendOptions& opt) {
     plan_ = plan;
     VMAFX_TRY(Device::get(opt.vendor, opt.device_id, &device_));
+    const EngineTuning& tuning = opt.tuning;
+    if (tuning.sync_launches) device_->set_sync_launches(true);
     const DeviceInfo& info = device_->info();
     description_ = std::string("hip: ") + vendor_name(info.vendor) + " " + info.name + " (" + info.arch + ")";
     PipelineConfig pc;
@@ -46,7 +47,11 @@ class HipBackend final : public features::Backend {
     pc.height = plan.geometry.height;
     pc.bpc = plan.geometry.bit_depth;
     pc.chroma = plan.geometry.chroma;
-    pc.slots = slots_for(plan.geometry, requested_lanes(*device_));
+    pc.upload_stream = tuning.upload_stream;
+    pc.upload_gate = tuning.upload_gate;
+    pc.copy_threads = tuning.copy_threads;
+    pc.lanes = tuning.lanes;
+    pc.slots = slots_for(plan.geometry, requested_lanes(*device_, tuning.lanes), tuning.slots);
     pc.scaler = plan.scaler.get();  // the plan (kept in plan_) owns it
     pc.dist_width = plan.dist_geometry.width;
     pc.dist_height = plan.dist_geometry.height;
@@ -61,7 +66,7 @@ class HipBackend final : public features::Backend {
       const features::Instance& inst = plan.features[i];
       std::unique_ptr<GpuFeature> g;
       FeatureNeeds needs;
-      VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &g, &needs).prepend(inst.desc->name));
+      VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &g, &needs, tuning).prepend(inst.desc->name));
       if (g) {
         assert(g->output_count() == inst.value_count());
         // One instance per lane where the feature keeps no state between frames, else one (the serial lane).
@@ -71,7 +76,8 @@ class HipBackend final : public features::Backend {
         for (unsigned lane = 1; per_lane && lane < pipeline_->lanes(); ++lane) {
           std::unique_ptr<GpuFeature> more;
           FeatureNeeds same;
-          VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &more, &same).prepend(inst.desc->name));
+          VMAFX_TRY(make_gpu_feature(inst, plan.geometry, device_, pc.slots, &more, &same, tuning)
+                        .prepend(inst.desc->name));
           if (!more) return {Errc::internal, std::string(inst.desc->name) + ": no GPU instance for lane " + std::to_string(lane)};
           instances.push_back(std::move(more));
         }

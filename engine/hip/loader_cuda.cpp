@@ -55,6 +55,10 @@ struct CudaRaw {
   CUresult (*cuModuleLoadData)(void**, const void*);
   CUresult (*cuModuleUnload)(void*);
   CUresult (*cuModuleGetFunction)(void**, void*, const char*);
+  CUresult (*cuLinkCreate)(unsigned, int*, void**, void**);
+  CUresult (*cuLinkAddData)(void*, int, void*, size_t, const char*, unsigned, int*, void**);
+  CUresult (*cuLinkComplete)(void*, void**, size_t*);
+  CUresult (*cuLinkDestroy)(void*);
   CUresult (*cuLaunchKernel)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void*,
                              void**, void**);
   CUresult (*cuImportExternalMemory)(void**, const abi::ExternalMemoryHandleDesc*);
@@ -189,6 +193,26 @@ int module_unload(ModuleHandle m) { return g.cuModuleUnload(m); }
 int module_get_function(FunctionHandle* out, ModuleHandle m, const char* name) {
   return g.cuModuleGetFunction(out, m, name);
 }
+int link_ptx(const char* ptx, size_t size, const char* name, std::vector<uint8_t>* cubin, std::string* log) {
+  char error_log[16384] = {0};
+  int options[] = {abi::kCuJitErrorLogBuffer, abi::kCuJitErrorLogBufferSizeBytes};
+  void* values[] = {error_log, reinterpret_cast<void*>(uintptr_t(sizeof error_log - 1))};
+  void* state = nullptr;
+  int rc = g.cuLinkCreate(2, options, values, &state);
+  if (rc != 0) return rc;
+  rc = g.cuLinkAddData(state, abi::kCuJitInputPtx, const_cast<char*>(ptx), size + 1, name, 0, nullptr, nullptr);
+  void* image = nullptr;
+  size_t bytes = 0;
+  if (rc == 0) rc = g.cuLinkComplete(state, &image, &bytes);
+  if (rc == 0) {
+    const auto* p = static_cast<const uint8_t*>(image);  // owned by the link state: copied before it is destroyed
+    cubin->assign(p, p + bytes);
+  }
+  if (log) *log = error_log;
+  g.cuLinkDestroy(state);
+  return rc;
+}
+
 int launch_kernel(FunctionHandle f, Dim3 grid, Dim3 block, unsigned shared, StreamHandle s, void** args) {
   return g.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared, s, args, nullptr);
 }
@@ -317,6 +341,10 @@ Status cuda_fill(void* lib, Api* api) {
   resolve_v2(lib, "cuDeviceTotalMem", &g.cuDeviceTotalMem);
   resolve(lib, "cuMemsetD8Async", &g.cuMemsetD8Async);
   resolve(lib, "cuLaunchHostFunc", &g.cuLaunchHostFunc);
+  resolve_v2(lib, "cuLinkCreate", &g.cuLinkCreate);
+  resolve_v2(lib, "cuLinkAddData", &g.cuLinkAddData);
+  resolve(lib, "cuLinkComplete", &g.cuLinkComplete);
+  resolve(lib, "cuLinkDestroy", &g.cuLinkDestroy);
   resolve(lib, "cuImportExternalMemory", &g.cuImportExternalMemory);
   resolve(lib, "cuExternalMemoryGetMappedBuffer", &g.cuExternalMemoryGetMappedBuffer);
   resolve(lib, "cuDestroyExternalMemory", &g.cuDestroyExternalMemory);
@@ -366,6 +394,8 @@ Status cuda_fill(void* lib, Api* api) {
   bind(api->module_unload, module_unload, "cuModuleUnload", true, api);
   bind(api->module_get_function, module_get_function, "cuModuleGetFunction", true, api);
   bind(api->launch_kernel, launch_kernel, "cuLaunchKernel", true, api);
+  bind(api->link_ptx, link_ptx, "cuLinkComplete",
+       g.cuLinkCreate && g.cuLinkAddData && g.cuLinkComplete && g.cuLinkDestroy, api);
   bind(api->external_memory_import_fd, external_memory_import_fd, "cuImportExternalMemory",
        g.cuImportExternalMemory != nullptr, api);
   bind(api->external_memory_mapped_buffer, external_memory_mapped_buffer, "cuExternalMemoryGetMappedBuffer",

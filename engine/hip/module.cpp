@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/module.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -63,21 +65,21 @@ bool make_dirs(const std::string& dir) {
   return stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// Written to a temporary name and renamed, so a concurrent reader never sees half a file. Best effort: a cache
-// that cannot be written only costs a compilation next time.
+// Written to a temporary name, flushed to disk and renamed, so a reader (another process too) never sees half a
+// file, also after a crash. Best effort: a cache that cannot be written only costs a compilation next time.
 void write_file_atomic(const std::string& path, const std::vector<uint8_t>& data) {
   const std::string tmp = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return;
-    f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-    if (!f) {
-      f.close();
-      std::remove(tmp.c_str());
-      return;
-    }
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += size_t(n);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
+  const bool ok = done == data.size() && fsync(fd) == 0;
+  if (close(fd) != 0 || !ok || std::rename(tmp.c_str(), path.c_str()) != 0) std::remove(tmp.c_str());
 }
 
 const EmbeddedSource* find_source(std::string_view kernel) {
@@ -189,11 +191,40 @@ Status Module::load(std::shared_ptr<Device> device, std::string_view kernel, Mod
     return true;
   };
 
+  // Embedded PTX, compiled by the driver for this device once and kept in the cache as a cubin (where the driver
+  // can hand its compilation over: link_ptx); the key holds the PTX's hash, the device's architecture and the
+  // driver's version, which did the compiling. Without a cache directory the driver compiles the PTX in module_load
+  // (and keeps it in its own cache, CUDA_CACHE_PATH, when that is enabled).
+  const std::string dir = options.use_cache ? cache_dir() : "";
+  auto try_ptx_compiled = [&](const EmbeddedImage& im, const std::string& origin) -> bool {
+    if (dir.empty() || !api.link_ptx.available()) return false;
+    const std::string path = dir + "/" + sanitize(std::string(kernel)) + "-ptx-" +
+                             source_hash(std::string_view(reinterpret_cast<const char*>(im.data), im.size)) + "-" +
+                             sanitize(info.arch) + "-driver" + std::to_string(api.driver_version) + ".cubin";
+    std::vector<uint8_t> cubin;
+    if (read_file(path, &cubin)) {
+      if (try_image(cubin.data(), "cache " + path)) return true;
+      std::remove(path.c_str());  // stale or damaged: compile afresh
+    }
+    cubin.clear();
+    std::string log;
+    const std::string name = std::string(kernel) + ".ptx";
+    const int rc = api.link_ptx.fn(reinterpret_cast<const char*>(im.data), im.size, name.c_str(), &cubin, &log);
+    if (rc != 0) {
+      tried.push_back(origin + ": " + api.link_ptx.symbol + " failed: " + api.describe(rc) +
+                      (log.empty() ? "" : "\n" + log));
+      return false;
+    }
+    if (make_dirs(dir)) write_file_atomic(path, cubin);
+    return try_image(cubin.data(), origin + ", compiled by the driver for " + info.arch);
+  };
+
   if (options.use_embedded) {
     const auto images = candidate_images(info.vendor, info.arch, kernel);
     for (const EmbeddedImage* im : images) {
-      if (try_image(im->data, std::string("embedded ") + image_kind_name(im->kind) + " " + im->arch))
-        return Status::ok();
+      const std::string origin = std::string("embedded ") + image_kind_name(im->kind) + " " + im->arch;
+      if (im->kind == ImageKind::nvidia_ptx && try_ptx_compiled(*im, origin)) return Status::ok();
+      if (try_image(im->data, origin)) return Status::ok();
     }
     if (images.empty()) tried.push_back("no embedded image for " + info.arch);
   }
@@ -208,10 +239,11 @@ Status Module::load(std::shared_ptr<Device> device, std::string_view kernel, Mod
       tried.push_back(rs.message());
     } else {
       const std::string text(src->text, src->size);
-      const std::string dir = options.use_cache ? cache_dir() : "";
+      // The key: the source's hash, the device's architecture, the compiler's and the runtime's versions.
       const std::string path =
           dir.empty() ? "" : dir + "/" + sanitize(std::string(kernel)) + "-" + source_hash(text) + "-" +
-                                 sanitize(info.arch) + "-" + sanitize(rtc->version) + ".bin";
+                                 sanitize(info.arch) + "-" + sanitize(rtc->version) + "-driver" +
+                                 std::to_string(api.driver_version) + ".bin";
       std::vector<uint8_t> image;
       if (!path.empty() && read_file(path, &image)) {
         image.push_back(0);  // loaders read PTX up to a NUL; harmless after a binary image

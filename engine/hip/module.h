@@ -2,8 +2,14 @@
 // Kernel modules: the image for a device is found among the embedded ones (AMD code object of the device's gfx
 // target; NVIDIA cubin of the device's or an older minor architecture of the same major, then PTX of an older
 // architecture, which the driver compiles), else in the run-time compilation cache, else compiled from the embedded
-// source by hiprtc / nvrtc and stored in the cache ($XDG_CACHE_HOME/vmafxhip or ~/.cache/vmafxhip, keyed by kernel,
-// source hash, architecture and compiler version).
+// source by hiprtc / nvrtc and stored in the cache.
+//
+// The cache ($XDG_CACHE_HOME/vmafxhip or ~/.cache/vmafxhip; files written to a temporary name, flushed and renamed)
+// holds what was compiled on this machine, so a second start loads it instead of compiling again:
+//   <kernel>-<source hash>-<arch>-<compiler version>-driver<runtime version>.bin   hiprtc / nvrtc output
+//   <kernel>-ptx-<PTX hash>-<arch>-driver<driver version>.cubin                    an embedded PTX image compiled
+//                                                                                   by the NVIDIA driver (link_ptx)
+// A cached file that does not load is removed and compiled afresh.
 #pragma once
 
 #include <memory>
@@ -41,7 +47,8 @@ class Module {
     return function(name, &out->kernel);
   }
 
-  // Where the image came from: "embedded cubin sm_90", "embedded ptx sm_90", "embedded amdgcn gfx90a",
+  // Where the image came from: "embedded cubin sm_90", "embedded ptx sm_75" (the driver compiled it in module_load),
+  // "embedded ptx sm_75, compiled by the driver for sm_90" (now, into the cache), "embedded amdgcn gfx90a",
   // "cache <path>", "nvrtc 13.0 sm_90" / "hiprtc 6.2 gfx1100".
   const std::string& origin() const { return origin_; }
   explicit operator bool() const { return handle_ != nullptr; }

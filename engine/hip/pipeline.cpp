@@ -25,24 +25,14 @@ size_t row_extent(uint32_t w, unsigned step, unsigned word) { return (size_t(w -
 
 }  // namespace
 
-bool upload_stream_requested() {
-  const char* v = std::getenv("VMAFX_HIP_UPLOAD_STREAM");
-  return !v || !*v || std::strcmp(v, "0") != 0;
-}
-
 bool upload_stream_selected(const Device& device, int upload_stream) {
-  const bool wanted = upload_stream < 0 ? upload_stream_requested() : upload_stream != 0;
-  return wanted && device.can_order_streams();
+  return upload_stream != 0 && device.can_order_streams();
 }
 
 unsigned default_lanes(const Device& device) { return device.info().vendor == Vendor::nvidia ? 6u : 1u; }
 
 unsigned requested_lanes(const Device& device, unsigned requested) {
-  unsigned n = requested;
-  if (n == 0) {
-    const char* v = std::getenv("VMAFX_HIP_LANES");
-    n = v && *v ? unsigned(std::strtoul(v, nullptr, 10)) : default_lanes(device);
-  }
+  const unsigned n = requested ? requested : default_lanes(device);
   return std::max(1u, std::min(n, Device::kMaxLanes - 1));  // one more lane runs the serial features
 }
 
@@ -212,7 +202,13 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
     return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.slots) + " slots (2..64)"};
   if (cfg.upload_stream < -1 || cfg.upload_stream > 1)
     return {Errc::invalid_argument, "HIP pipeline: upload_stream " + std::to_string(cfg.upload_stream) +
-                                        " (-1: from VMAFX_HIP_UPLOAD_STREAM, 0: off, 1: on)"};
+                                        " (-1: the default, on; 0: off, 1: on)"};
+  if (cfg.upload_gate < -1 || cfg.upload_gate > 1)
+    return {Errc::invalid_argument, "HIP pipeline: upload_gate " + std::to_string(cfg.upload_gate) +
+                                        " (-1: the default, on NVIDIA; 0: off, 1: on)"};
+  if (cfg.copy_threads > 63)
+    return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.copy_threads) + " copy threads (0..63, -1: "
+                                        "from the number of cores)"};
   std::shared_ptr<HipPipeline> p(new HipPipeline());
   p->device_ = device;
   p->cfg_ = cfg;
@@ -224,10 +220,8 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   }
   p->plant_ = hip_hooks::planted_defect();
   p->upload_stream_ = upload_stream_selected(*device, cfg.upload_stream);
-  const char* gate_env = std::getenv("VMAFX_HIP_UPLOAD_GATE");
-  // Unset: on NVIDIA (measured), not on AMD (not run: no AMD GPU was at hand); "0" off, anything else on.
-  const bool gate_wanted =
-      gate_env && *gate_env ? std::strcmp(gate_env, "0") != 0 : device->info().vendor == Vendor::nvidia;
+  // The default: on NVIDIA (measured), not on AMD (not run: no AMD GPU was at hand).
+  const bool gate_wanted = cfg.upload_gate >= 0 ? cfg.upload_gate == 1 : device->info().vendor == Vendor::nvidia;
   p->gate_uploads_ = p->upload_stream_ && device->can_gate_uploads() && gate_wanted;
   if (cfg.lanes > Device::kMaxLanes - 1)
     return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.lanes) + " lanes (1.." +
@@ -245,11 +239,8 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
     }
   }
   unsigned helpers = 0;
-  const char* copy_env = std::getenv("VMAFX_HIP_COPY_THREADS");
   if (cfg.copy_threads >= 0) {
     helpers = unsigned(cfg.copy_threads);
-  } else if (copy_env && *copy_env) {
-    helpers = unsigned(std::min(63ul, std::strtoul(copy_env, nullptr, 10)));
   } else {
     // Half the cores, up to 8 copying threads with this one: a 4K 10-bit frame pair is 33 MB of memcpy.
     const unsigned hw = std::thread::hardware_concurrency();

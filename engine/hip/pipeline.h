@@ -10,7 +10,7 @@
 //      feature.h says why; its kernels; the asynchronous read-back of its sums into pinned memory of the frame slot);
 //   3. one event for the frame slot on the library stream.
 //
-// Where the upload runs (chosen when the pipeline is created; PipelineConfig::upload_stream, VMAFX_HIP_UPLOAD_STREAM):
+// Where the upload runs (chosen when the pipeline is created; PipelineConfig::upload_stream, from EngineTuning):
 //
 //   upload stream (default): the copy is queued on the device's upload stream (device.h), so the upload of frame
 //      N+1 runs while the library stream computes frame N. There is one plane set per slot. The upload into a set
@@ -23,7 +23,7 @@
 //      on the upload stream: device-resident frames, dma-buf imports and GL arrays (producer memory) are read only
 //      on the library stream, because the one-library-stream rule exists to order the release of producer memory
 //      behind every read of it (Device::defer_release records on the library stream).
-//   library stream (VMAFX_HIP_UPLOAD_STREAM=0, or a runtime without stream-wait-event): the copy is queued on the
+//   library stream (upload_stream = 0, or a runtime without stream-wait-event): the copy is queued on the
 //      library stream before the frame's features, as before; two plane sets alternate. The upload of frame N+1
 //      then follows the kernels of frame N.
 //
@@ -92,28 +92,28 @@ struct PipelineConfig {
   Chroma chroma = Chroma::k420;
   unsigned slots = 6;         // frames in flight
   int copy_threads = -1;      // helper threads for the host staging copies (-1: from the hardware's core count)
-  // Upload host frames on the device's upload stream: 1 yes (where the runtime can order streams), 0 no (on the
-  // library stream), -1 as VMAFX_HIP_UPLOAD_STREAM says (unset, empty or anything but "0": yes).
+  // Upload host frames on the device's upload stream: 1 or -1 (the default) yes, where the runtime can order
+  // streams; 0 no (on the library stream).
   int upload_stream = -1;
+  // The upload gate (below): 1 on, 0 off, -1 on NVIDIA only (measured there; not run on AMD).
+  int upload_gate = -1;
   // A distorted stream of another size: dist_width x dist_height pictures, scaled on the device to width x height
   // with this scaler's filters before any feature reads them (null: both streams have the pipeline's size). The
   // scaler must outlive the pipeline.
   const cpu::Scaler* scaler = nullptr;
   uint32_t dist_width = 0, dist_height = 0;
-  // Lanes (above): 1..Device::kMaxLanes - 1, or 0 for VMAFX_HIP_LANES, else default_lanes(). One lane where the
+  // Lanes (above): 1..Device::kMaxLanes - 1, or 0 for default_lanes(). One lane where the
   // upload stream is not used or with a scaler.
   unsigned lanes = 0;
 };
 
-// Lanes when neither PipelineConfig::lanes nor VMAFX_HIP_LANES says: 6 on NVIDIA (measured on an H200), 1 on AMD (not
+// Lanes when PipelineConfig::lanes does not say: 6 on NVIDIA (measured on an H200), 1 on AMD (not
 // measured: no AMD GPU was at hand).
 unsigned default_lanes(const Device& device);
 // The lanes a pipeline with `requested` (PipelineConfig::lanes) would ask for before the upload stream and scaler
 // rules: what the backend sizes its features for.
 unsigned requested_lanes(const Device& device, unsigned requested = 0);
 
-// Whether VMAFX_HIP_UPLOAD_STREAM asks for the upload stream (unset, empty or anything but "0").
-bool upload_stream_requested();
 // Whether a pipeline made now on `device` with `upload_stream` (PipelineConfig's meaning) uploads on the upload
 // stream: what bench-gpu prints as the mode that ran.
 bool upload_stream_selected(const Device& device, int upload_stream = -1);
@@ -263,8 +263,7 @@ class HipPipeline {
   Event sets_cleared_;  // after the sets' initial clears on the library stream (the upload stream waits for it once)
   PinnedRing staging_;
   std::unique_ptr<CopyPool> copy_pool_;
-  // The upload gate (upload stream, a runtime with host functions; VMAFX_HIP_UPLOAD_GATE: unset on NVIDIA only, "0"
-  // off, else on): a large staging
+  // The upload gate (upload stream, a runtime with host functions; PipelineConfig::upload_gate): a large staging
   // copy runs on the helpers while the submitting thread queues the frame's upload (behind the ring slot's gate) and
   // kernels, so the host copy overlaps the kernel launches. One gate per ring slot.
   bool gate_uploads_ = false;

@@ -28,6 +28,9 @@ constexpr int kCuMemoryTypeDevice = 2;             // CU_MEMORYTYPE_DEVICE
 constexpr int kCuMemoryTypeArray = 3;              // CU_MEMORYTYPE_ARRAY
 constexpr unsigned kCuGraphicsRegisterReadOnly = 0x1;  // CU_GRAPHICS_REGISTER_FLAGS_READ_ONLY
 constexpr int kCuGlDeviceListAll = 0x1;            // CU_GL_DEVICE_LIST_ALL
+constexpr int kCuJitErrorLogBuffer = 5;            // CU_JIT_ERROR_LOG_BUFFER
+constexpr int kCuJitErrorLogBufferSizeBytes = 6;   // CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES
+constexpr int kCuJitInputPtx = 1;                  // CU_JIT_INPUT_PTX
 
 // CUDA_MEMCPY2D (v2).
 struct CuMemcpy2D {

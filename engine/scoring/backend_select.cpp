@@ -25,6 +25,7 @@ Status select_backend(const ScorerConfig& cfg, const features::Plan& plan, featu
     hip::BackendOptions o;
     o.vendor = to_hip(cfg.vendor);
     o.device_id = cfg.device_id;
+    o.tuning = cfg.tuning;
     Status s = hip::create_backend(plan, o, done, out);
     if (s) {
       *chosen = Backend::hip;

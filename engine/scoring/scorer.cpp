@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "cpu/scale.h"
+#include "cpu/simd/cpu_features.h"
 #include "features/backend.h"
 #include "features/table.h"
 #include "scoring/backend_select.h"
@@ -281,6 +282,8 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
   }
   score_names_ = collector_.names();
 
+  // The CPU code's instruction sets are the process's (cpu/simd/cpu_features.h): set here, before any feature runs.
+  if (cfg.tuning.cpu_mask >= 0) cpu::set_cpu_mask(unsigned(cfg.tuning.cpu_mask));
   VMAFX_TRY(scoring::select_backend(
       cfg_, plan_, [this](features::Frame* f, Status s) { frame_done(f, std::move(s)); }, &backend_,
       &backend_kind_));

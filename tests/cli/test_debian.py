@@ -4,12 +4,14 @@
 
   test_debian.py layout SRC [BUILD]   cheap, always on: debian/control, rules, changelog and the .install files agree
                                       with each other and with the build (version, installed files, dependencies)
-  test_debian.py build SRC            VMAFX_TEST_DEB=1 only (else exit 77, skipped): dpkg-buildpackage -us -uc -b on a
-                                      copy of the tree, then the .debs' contents, apt's view of their dependencies,
-                                      the plugin loaded by gst-inspect-1.0 and, as root with unshare(1), a real
-                                      `dpkg -i` into a throw-away overlay of /usr, /var and /etc.
-Environment of `build`: VMAFX_DEB_MESON_ARGS (extra meson options for the package build; with VMAFX_CI=1 and nothing
-given, one kernel target per vendor as scripts/setup.sh builds), VMAFX_TEST_JOBS (parallel jobs, default 2).
+  test_debian.py build SRC            VMAFX_TEST_DEB=1 only (else exit 77, skipped): the README's deb-lines on a
+                                      copy of the tree (scripts/build-deb.sh), then the .debs' contents, apt's view of
+                                      their dependencies, the plugin loaded by gst-inspect-1.0, no test seam in the
+                                      packaged binaries and, as root with unshare(1), the README's `sudo apt install`
+                                      line for real in a throw-away overlay of /usr, /var and /etc.
+Environment of `build`: VMAFX_DEB_MESON_ARGS (extra meson options for the package build; unset: -Dgpu-targets=portable,
+quicker than the packages' full set, or with VMAFX_CI=1 one kernel target per vendor as scripts/setup.sh's test
+build; set it empty for the packages' own -Dgpu-targets=all), VMAFX_TEST_JOBS (parallel jobs, default 2).
 """
 import fnmatch
 import json
@@ -146,6 +148,8 @@ def layout(src, build):
         fail("debian/rules does not run dh with the meson build system")
     if "-Dtests=false" not in text:
         fail("debian/rules should configure -Dtests=false (the GPU suites need a GPU, and the suites take long)")
+    if "-Dgpu-targets=all" not in text:
+        fail("debian/rules should configure -Dgpu-targets=all (packages carry every GPU target ahead of time)")
     if open(os.path.join(deb, "source", "format")).read().strip() != "3.0 (native)":
         fail("debian/source/format is not 3.0 (native)")
 
@@ -165,6 +169,19 @@ def layout(src, build):
     intro = lambda what: json.loads(subprocess.run(["meson", "introspect", what, build], check=True,
                                                    capture_output=True, text=True).stdout)
     options = {o["name"]: o["value"] for o in intro("--buildoptions")}
+    if options.get("tests") or options.get("test-hooks") == "enabled":
+        # A build with test hooks installs nothing: compare with the install plan of debian/rules' configuration
+        # instead (configured only, never compiled; kept in the build directory between runs).
+        product = os.path.join(build, "debian-layout-check")
+        if not os.path.exists(os.path.join(product, "build.ninja")):
+            r = subprocess.run(["meson", "setup", product, src, "--prefix=/usr", "-Dgst=enabled", "-Dtests=false",
+                                "-Dgpu-targets=none"], capture_output=True, text=True)
+            if r.returncode != 0:
+                fail("meson setup of debian/rules' configuration failed:\n" + r.stdout[-3000:] + r.stderr)
+                return
+        print(f"{build} has test hooks (installs nothing): comparing with {product}, configured as debian/rules does")
+        build = product
+        options = {o["name"]: o["value"] for o in intro("--buildoptions")}
     prefix = options["prefix"]
     installed = []
     for dest in intro("--installed").values():
@@ -214,14 +231,32 @@ def copy_tree(src, dst):
         shutil.copy2(s, os.path.join(dst, f))
 
 
+def readme_lines(src, marker):
+    """The indented lines of README.md between `<!-- MARKER` and `<!-- end of MARKER -->`, unindented."""
+    lines, inside = [], False
+    for line in open(os.path.join(src, "README.md")):
+        if line.startswith("<!-- end of " + marker):
+            return lines
+        if inside and line.startswith("    ") and line.strip():
+            lines.append(line[4:].rstrip("\n"))
+        if line.startswith("<!-- " + marker):
+            inside = True
+    return []
+
+
 def package_build(src):
+    """The README's deb-lines in a copy of the tree: scripts/build-deb.sh as it is, then (as root, with unshare) the
+    `sudo apt install` line inside a throw-away overlay of /usr, /var and /etc."""
     if os.environ.get("VMAFX_TEST_DEB") != "1":
-        print("package build skipped: set VMAFX_TEST_DEB=1 to run dpkg-buildpackage (minutes; see docs/cli.md)")
+        print("package build skipped: set VMAFX_TEST_DEB=1 to run the README's package lines (minutes; docs/cli.md)")
         return 77
-    for tool, pkg in (("dpkg-buildpackage", "dpkg-dev"), ("dh", "debhelper")):
-        if not shutil.which(tool):
-            fail(f"VMAFX_TEST_DEB=1 needs {tool} (apt-get install {pkg})")
-            return 1
+    lines = readme_lines(src, "deb-lines")
+    build_lines = [l for l in lines if not l.startswith("sudo ")]
+    install_lines = [l[len("sudo "):] for l in lines if l.startswith("sudo ")]
+    if not build_lines or not any("apt install" in l for l in install_lines):
+        fail("README.md has no deb-lines (a build line and a `sudo apt install` line between <!-- deb-lines and "
+             "<!-- end of deb-lines -->)")
+        return 1
     work = tempfile.mkdtemp(prefix="vmafx-deb-")
     try:
         tree = os.path.join(work, "vmafxhip")
@@ -229,28 +264,27 @@ def package_build(src):
         env = dict(os.environ)
         jobs = env.get("VMAFX_TEST_JOBS", "2")
         env["DEB_BUILD_OPTIONS"] = (env.get("DEB_BUILD_OPTIONS", "") + f" parallel={jobs}").strip()
-        if "VMAFX_DEB_MESON_ARGS" not in env and env.get("VMAFX_CI") == "1":
-            env["VMAFX_DEB_MESON_ARGS"] = "-Dhip-amd-targets=gfx1030 -Dhip-nvidia-archs=sm_90"
-        if os.path.isdir("/usr/local/cuda/bin"):
-            env["PATH"] = env["PATH"] + ":/usr/local/cuda/bin"
+        # A quicker GPU target list than the packages' (-Dgpu-targets=all) unless one is given: PTX only, or with
+        # VMAFX_CI=1 one target per vendor as scripts/setup.sh's test build.
+        if "VMAFX_DEB_MESON_ARGS" not in env:
+            env["VMAFX_DEB_MESON_ARGS"] = ("-Dhip-amd-targets=gfx1030 -Dhip-nvidia-archs=sm_90"
+                                           if env.get("VMAFX_CI") == "1" else "-Dgpu-targets=portable")
         t0 = time.monotonic()
-        log = os.path.join(work, "build.log")
-        with open(log, "w") as out:
-            r = run(["dpkg-buildpackage", "-us", "-uc", "-b"], cwd=tree, env=env, stdout=out,
-                    stderr=subprocess.STDOUT)
-        took = time.monotonic() - t0
-        if r.returncode != 0:
-            print("".join(open(log).readlines()[-60:]))
-            fail(f"dpkg-buildpackage failed (exit {r.returncode}) after {took:.0f} s")
-            return 1
-        print(f"dpkg-buildpackage took {took:.0f} s (VMAFX_DEB_MESON_ARGS='{env.get('VMAFX_DEB_MESON_ARGS', '')}')")
-        debs = {}
-        for p in PACKAGES:
-            found = [f for f in os.listdir(work) if f.startswith(p + "_") and f.endswith(".deb")]
-            if len(found) != 1:
-                fail(f"expected one {p}_*.deb, found {found}")
+        for line in build_lines:
+            r = run(["bash", "-c", "set -euo pipefail; " + line], cwd=tree, env=env)
+            if r.returncode != 0:
+                fail(f"README's `{line}` failed (exit {r.returncode}) after {time.monotonic() - t0:.0f} s")
                 return 1
-            debs[p] = os.path.join(work, found[0])
+        print(f"the package build took {time.monotonic() - t0:.0f} s "
+              f"(VMAFX_DEB_MESON_ARGS='{env.get('VMAFX_DEB_MESON_ARGS', '')}')")
+        debs = {}
+        outdir = os.path.join(tree, "build-deb")
+        for p in PACKAGES:
+            found = [f for f in os.listdir(outdir) if f.startswith(p + "_") and f.endswith(".deb")]
+            if len(found) != 1:
+                fail(f"expected one {p}_*.deb in build-deb/, found {found}")
+                return 1
+            debs[p] = os.path.join(outdir, found[0])
             print(f"{found[0]}: {os.path.getsize(debs[p])} bytes")
 
         plugins = subprocess.run(["pkg-config", "--variable=pluginsdir", "gstreamer-1.0"], capture_output=True,
@@ -278,47 +312,60 @@ def package_build(src):
         r = subprocess.run(["gst-inspect-1.0", "vmafxhip"], capture_output=True, text=True, env=genv)
         if r.returncode != 0 or root + plugins + "/libgstvmafxhip.so" not in r.stdout:
             fail("gst-inspect-1.0 does not load the packaged plugin:\n" + r.stdout + r.stderr)
+        strings = os.path.join(src, "tests", "gst", "check_product_strings.sh")
+        r = subprocess.run(["bash", strings, root + plugins + "/libgstvmafxhip.so", root + "/usr/bin/vmafx-score"],
+                           capture_output=True, text=True)
+        print(r.stdout.strip())
+        if r.returncode != 0:
+            fail("the packaged binaries hold test seams")
 
-        overlay_install(work, list(debs.values()), plugins)
+        overlay_install(work, tree, install_lines, plugins)
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-# Installed for real, with dpkg, into copy-on-write overlays of /usr, /var and /etc in a private mount namespace:
-# gst-inspect-1.0 with GStreamer's default paths must find the plugin; the host is left as it was.
+# The README's install line (sudo left out), run as root in a private mount namespace with copy-on-write overlays of
+# /usr, /var and /etc: gst-inspect-1.0 with GStreamer's default paths must find the plugin; the host is left as it
+# was.
 OVERLAY_SCRIPT = r"""
 set -e
-d="$1"; shift
+d="$1"; tree="$2"; shift 2
 for p in usr var etc; do
   mkdir -p "$d/$p.up" "$d/$p.work"
   mount -t overlay overlay -o "lowerdir=/$p,upperdir=$d/$p.up,workdir=$d/$p.work" "/$p"
 done
-dpkg -i "$@" >/dev/null
+cd "$tree"
+export DEBIAN_FRONTEND=noninteractive
+for line in "$@"; do
+  echo "+ $line" >&2
+  bash -c "set -euo pipefail; $line" >"$d/install.log" 2>&1 || { cat "$d/install.log" >&2; exit 1; }
+done
 unset GST_PLUGIN_PATH GST_PLUGIN_PATH_1_0 GST_PLUGIN_SYSTEM_PATH GST_PLUGIN_SYSTEM_PATH_1_0
 GST_REGISTRY="$d/registry.bin" gst-inspect-1.0 vmafxhip
 vmafx-score -v
 """
 
 
-def overlay_install(work, debs, plugins):
+def overlay_install(work, tree, lines, plugins):
     if os.geteuid() != 0 or not shutil.which("unshare"):
-        print("dpkg -i into an overlay: skipped (needs root and unshare)")
+        print("the README's `sudo apt install` line in an overlay: skipped (needs root and unshare)")
         return
     d = os.path.join(work, "overlay")
     os.makedirs(d)
-    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", OVERLAY_SCRIPT, "sh", d] + debs,
-                       capture_output=True, text=True)
-    if r.returncode != 0 and "mount" in r.stderr and "dpkg" not in r.stderr:
-        print("dpkg -i into an overlay: skipped (no overlay mount here: " + r.stderr.strip() + ")")
+    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", OVERLAY_SCRIPT, "sh", d, tree]
+                       + lines, capture_output=True, text=True)
+    if r.returncode != 0 and "mount" in r.stderr and "+ " not in r.stderr:
+        print("the README's `sudo apt install` line in an overlay: skipped (no overlay mount here: " +
+              r.stderr.strip() + ")")
         return
     # usrmerge: /lib is /usr/lib, so gst-inspect may name either.
     found = re.search(r"Filename\s+(\S+)", r.stdout)
     if r.returncode != 0 or not found or not found.group(1).endswith(plugins.replace("/usr/", "/", 1) +
                                                                       "/libgstvmafxhip.so"):
-        fail("installed with dpkg -i, the plugin is not found by gst-inspect-1.0:\n" + r.stdout + r.stderr)
+        fail("installed with the README's line, the plugin is not found by gst-inspect-1.0:\n" + r.stdout + r.stderr)
     else:
-        print("dpkg -i into an overlay: gst-inspect-1.0 finds " + found.group(1))
+        print("README's " + "; ".join(lines) + " in an overlay: gst-inspect-1.0 finds " + found.group(1))
 
 
 def main():

@@ -8,6 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <thread>
@@ -304,6 +306,10 @@ TEST(HipDevice, LoadsTheEmbeddedImageForItsArchitecture) {
               candidates.size());
   if (candidates.empty()) {
     EXPECT_EQ(m.origin().find("embedded"), std::string::npos);
+  } else if (candidates[0]->kind == ImageKind::nvidia_ptx) {
+    // PTX: compiled by the driver now, or its compilation taken from the cache (a run before this one).
+    const std::string embedded = std::string("embedded ptx ") + candidates[0]->arch;
+    EXPECT_TRUE(m.origin().rfind(embedded, 0) == 0 || m.origin().rfind("cache ", 0) == 0) << m.origin();
   } else {
     EXPECT_EQ(m.origin(), std::string("embedded ") + image_kind_name(candidates[0]->kind) + " " + candidates[0]->arch);
   }
@@ -340,6 +346,49 @@ TEST(HipDevice, CompilesAtRunTimeAndCachesTheImage) {
   EXPECT_EQ(cached.origin().rfind("cache " + dir + "/vmafxhip/psnr-", 0), 0u) << cached.origin();
   Kernel k;
   ASSERT_OK(cached.function("psnr_sse_kernel", &k));
+  unsetenv("XDG_CACHE_HOME");
+  const std::string cleanup = "rm -rf '" + dir + "'";
+  EXPECT_EQ(std::system(cleanup.c_str()), 0);
+}
+
+// An embedded PTX image (the only NVIDIA image of a -Dgpu-targets=portable build) is compiled by the driver once per
+// device and driver: the first load with an empty cache compiles it and stores the cubin, the second loads the cubin
+// from the cache, and a damaged cache file is compiled afresh.
+TEST(HipDevice, CompilesEmbeddedPtxOnceAndCachesTheCubin) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  const auto candidates = candidate_images(dev->info().vendor, dev->info().arch, "psnr");
+  if (candidates.empty() || candidates[0]->kind != ImageKind::nvidia_ptx)
+    GTEST_SKIP() << "the first embedded image for " << dev->info().arch << " is not PTX (this build has "
+                 << (candidates.empty() ? std::string("none") : image_kind_name(candidates[0]->kind)) << ")";
+  if (!dev->api().link_ptx.available()) GTEST_SKIP() << "the driver has no cuLink* entry points";
+  char dir_template[] = "/tmp/vmafxhip-ptx-cache-XXXXXX";
+  ASSERT_NE(mkdtemp(dir_template), nullptr);
+  const std::string dir = dir_template;
+  setenv("XDG_CACHE_HOME", dir.c_str(), 1);
+  Module compiled, cached;
+  ASSERT_OK(Module::load(dev, "psnr", &compiled));
+  std::printf("first load: %s\n", compiled.origin().c_str());
+  EXPECT_EQ(compiled.origin(), "embedded ptx " + std::string(candidates[0]->arch) + ", compiled by the driver for " +
+                                   dev->info().arch);
+  ASSERT_OK(Module::load(dev, "psnr", &cached));
+  std::printf("second load: %s\n", cached.origin().c_str());
+  EXPECT_EQ(cached.origin().rfind("cache " + dir + "/vmafxhip/psnr-ptx-", 0), 0u) << cached.origin();
+  Kernel a, b;
+  ASSERT_OK(compiled.function("psnr_sse_kernel", &a));
+  ASSERT_OK(cached.function("psnr_sse_kernel", &b));
+  // A damaged cache file is replaced by a fresh compilation.
+  const std::string path = cached.origin().substr(6);
+  cached.reset();
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not a cubin", f);
+    std::fclose(f);
+  }
+  Module again;
+  ASSERT_OK(Module::load(dev, "psnr", &again));
+  std::printf("after damaging the cache: %s\n", again.origin().c_str());
+  EXPECT_EQ(again.origin(), compiled.origin());
   unsetenv("XDG_CACHE_HOME");
   const std::string cleanup = "rm -rf '" + dir + "'";
   EXPECT_EQ(std::system(cleanup.c_str()), 0);

@@ -372,7 +372,7 @@ struct MotionPsnrPipeline {
   unsigned motion_id = 0, psnr_id = 0;
 };
 
-// Lanes of the pipelines made below: `lanes` (0: the default, or VMAFX_HIP_LANES); with per_lane_motion and
+// Lanes of the pipelines made below: `lanes` (0: the default, default_lanes()); with per_lane_motion and
 // per_lane_psnr one instance of that feature per lane, else one (the serial lane when there are lanes).
 struct LaneSetup {
   unsigned lanes = 0;

@@ -10,7 +10,7 @@ import sys
 # Lowest first. A file may include headers of its own layer and of layers listed before it.
 LAYERS = ["kernels", "core", "features", "import", "hip", "scoring"]
 PUBLIC = {
-    "status.h": "core", "picture.h": "core", "collector.h": "core", "devices.h": "core",
+    "status.h": "core", "picture.h": "core", "collector.h": "core", "devices.h": "core", "tuning.h": "core",
     "dmabuf.h": "import", "gl.h": "import", "cuda.h": "import",
     "scorer.h": "scoring", "model.h": "scoring", "model_spec.h": "scoring", "output.h": "scoring",
 }

@@ -14,12 +14,35 @@
 #include <nlohmann/json.hpp>
 
 #include "fixtures.h"
+#include "cpu/simd/cpu_features.h"
+#include "vmafx/tuning.h"
 
 namespace vmafx::test {
 
 #ifndef VMAFX_SOURCE_DIR
 #error "tests need VMAFX_SOURCE_DIR"
 #endif
+
+namespace {
+
+// A test program's edge, as vmafx-score's and the element's: the engine's tuning variables (vmafx/tuning.h), read
+// once. VMAFX_CPUMASK picks the instruction sets of the CPU code for the whole run, so each suite can be run on every
+// SIMD path (docs/performance.md); scorer_config() starts from the rest (VMAFX_HIP_UPLOAD_STREAM=0 test_hip_scorer).
+const EngineTuning& environment_tuning() {
+  static const EngineTuning t = [] {
+    EngineTuning r;
+    if (Status s = tuning_from_environment(&r); !s) {
+      std::fprintf(stderr, "%s\n", s.message().c_str());
+      std::exit(2);
+    }
+    if (r.cpu_mask >= 0) cpu::set_cpu_mask(unsigned(r.cpu_mask));
+    return r;
+  }();
+  return t;
+}
+const bool kTuningFromEnvironment = (environment_tuning(), true);
+
+}  // namespace
 
 std::string shared_testdata_dir() {
   if (const char* s = std::getenv("VMAFX_SHARED_DIR")) return std::string(s) + "/testdata";
@@ -287,6 +310,7 @@ namespace vmafx::test {
 
 ScorerConfig scorer_config(const std::string& model, std::initializer_list<const char*> features) {
   ScorerConfig cfg;
+  cfg.tuning = environment_tuning();
   cfg.models.clear();
   if (!model.empty()) {
     ModelRequest mr;

@@ -161,7 +161,8 @@ class FrameLog {
   std::vector<FrameScore> frames_;
 };
 
-// A config with one model (or none for "") and the named extra features without options.
+// A config with one model (or none for "") and the named extra features without options, with the engine's tuning
+// variables of the environment (vmafx/tuning.h) as the test program's settings.
 ScorerConfig scorer_config(const std::string& model, std::initializer_list<const char*> features = {});
 // Sets cfg.on_frame to feed *log, creates the scorer for equal reference and distorted geometry.
 Status make_scorer(ScorerConfig cfg, const VideoGeometry& g, FrameLog* log, std::unique_ptr<Scorer>* out);

@@ -61,18 +61,8 @@ const Detected& detected() {
   return d;
 }
 
-unsigned initial_mask() {
-  const char* s = std::getenv("VMAFX_CPUMASK");
-  if (!s || !*s) return 0;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(s, &end, 0);
-  // An unreadable value forbids every SIMD level rather than silently allowing them.
-  if (end == s || *end != '\0') return ~0u;
-  return unsigned(v);
-}
-
 std::atomic<unsigned>& mask_ref() {
-  static std::atomic<unsigned> m{initial_mask()};
+  static std::atomic<unsigned> m{0};
   return m;
 }
 

@@ -6,8 +6,9 @@
 // vmafx has AVX2 and AVX-512 code on x86-64 (NEON on arm64); the SSE bits forbid nothing here. The scalar C++ code
 // (engine/cpu/*.cpp) is always built and is what runs when the mask forbids every SIMD level.
 //
-// The mask starts as $VMAFX_CPUMASK (decimal, or hex with 0x) when set, else 0; set_cpu_mask() replaces it (the CLI's
-// --cpumask). Change it only while no feature is computing: features read the level once per frame.
+// The mask starts as 0 (every level allowed); set_cpu_mask() replaces it: a scorer whose EngineTuning::cpu_mask is set
+// does, from the CLI's --cpumask or VMAFX_CPUMASK (vmafx/tuning.h). Change it only while no feature is computing:
+// features read the level once per frame.
 #pragma once
 
 namespace vmafx::cpu {

@@ -18,6 +18,7 @@
 #include "vmafx/devices.h"
 #include "vmafx/picture.h"
 #include "vmafx/status.h"
+#include "vmafx/tuning.h"
 
 namespace vmafx {
 
@@ -65,6 +66,9 @@ struct ScorerConfig {
   Vendor vendor = Vendor::auto_select;
   int device_id = -1;      // -1: first usable device
   ScaleMethod scale = ScaleMethod::bicubic;  // used only when the distorted geometry differs from the reference's
+  // Scheduling and instruction-set settings (vmafx/tuning.h): the engine's defaults unless the caller says, e.g. from
+  // tuning_from_environment(). Scores do not depend on them.
+  EngineTuning tuning;
 
   // Called once per scored frame, in frame order, never twice at the same time, from the submitting thread or a
   // worker / GPU completion thread, outside every lock of the scorer (it may call gst_element_post_message, or take
