@@ -81,8 +81,6 @@ namespace vmafx::gst::element {
 
 inline ElementState& state(GstVmafxhip* self) { return *self->st; }
 std::string pad_name(GstVmafxhip* self, unsigned id);
-// The first clause of an engine message, for a one-line text (and a refusal under allow-copy=false saying so).
-std::string short_reason(const std::string& m);
 
 // Posts an error once per run (later failures are consequences of the first) and fails the pairing.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,

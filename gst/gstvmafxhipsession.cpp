@@ -18,13 +18,6 @@ std::string pad_name(GstVmafxhip* self, unsigned id) {
   return it == s.pads.end() ? "dist_sink" : it->second.name;
 }
 
-std::string short_reason(const std::string& m) {
-  std::string s = m.substr(0, m.find("; "));
-  if (s.size() < m.size() && m.find("allow-copy=false") != std::string::npos &&
-      s.find("allow-copy=false") == std::string::npos)
-    s += " (allow-copy=false forbids a copy)";
-  return s;
-}
 
 // Posts an error once per run (later failures are consequences of the first) and fails the pairing.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,

@@ -129,6 +129,14 @@ ScoringSession::ScoringSession(StreamPairing* pairing, SessionCallbacks callback
 
 ScoringSession::~ScoringSession() { stop(); }
 
+std::string short_reason(const std::string& m) {
+  std::string s = m.substr(0, m.find("; "));
+  if (s.size() < m.size() && m.find("allow-copy=false") != std::string::npos &&
+      s.find("allow-copy=false") == std::string::npos)
+    s += " (allow-copy=false forbids a copy)";
+  return s;
+}
+
 std::string ScoringSession::pad_name(unsigned pad) {
   std::lock_guard<std::mutex> lk(names_mu_);
   auto it = pad_names_.find(pad);
@@ -358,14 +366,14 @@ void ScoringSession::handle_pair(Work& w) {
   Status st = cb_.read(kRefPad, w.p.ref, &held->first);
   if (!st) {
     error(0, st.code(), "Cannot read the reference frame on " + pad_name(kRefPad) + ": " +
-                            st.message().substr(0, st.message().find("; ")),
+                            short_reason(st.message()),
           st.to_string());
     return;
   }
   st = cb_.read(pad, w.p.dist, &held->second);
   if (!st) {
     error(0, st.code(), "Cannot read the distorted frame on " + pad_name(pad) + ": " +
-                            st.message().substr(0, st.message().find("; ")),
+                            short_reason(st.message()),
           st.to_string());
     return;
   }

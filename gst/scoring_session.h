@@ -101,6 +101,9 @@ struct SessionCallbacks {
   std::function<void(const std::string& path)> on_written;
 };
 
+// The first clause of an engine message, for a one-line error text; a refusal under allow-copy=false says so.
+std::string short_reason(const std::string& message);
+
 class ScoringSession {
  public:
   ScoringSession(StreamPairing* pairing, SessionCallbacks callbacks);
