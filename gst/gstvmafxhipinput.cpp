@@ -94,10 +94,34 @@ void PadInputs::configure(unsigned pad, const InputConfig& config) {
   PadInput& p = pads_[pad];
   p.config = config;
   p.config_changed = p.input != nullptr;
+  if (config.on_notice) {
+    // Inputs say their notices under mu_ (or from a thread an import waits on): queued, posted by post_notices().
+    auto post = config.on_notice;
+    p.config.on_notice = [this, post](const std::string& text, bool warning) {
+      std::lock_guard<std::mutex> nl(notice_mu_);
+      notices_.push_back({post, text, warning});
+    };
+  }
+}
+
+void PadInputs::post_notices() {
+  std::vector<Notice> n;
+  {
+    std::lock_guard<std::mutex> nl(notice_mu_);
+    n.swap(notices_);
+  }
+  for (const Notice& x : n) x.post(x.text, x.warning);
 }
 
 Status PadInputs::import(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
                          ImportedPicture* out) {
+  Status st = import_locked(pad, buffer, info, caps, out);
+  post_notices();
+  return st;
+}
+
+Status PadInputs::import_locked(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
+                                ImportedPicture* out) {
   const InputKind& kind = input_kind_for_caps(caps);
   std::lock_guard<std::mutex> lk(mu_);
   PadInput& p = pads_[pad];
@@ -136,16 +160,19 @@ void PadInputs::forget(unsigned pad) {
 }
 
 void PadInputs::close() {
-  std::lock_guard<std::mutex> lk(mu_);
-  for (auto& [id, p] : pads_) {
-    if (p.input) (void)p.input->close();
-    p.input.reset();
-    p.kind = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto& [id, p] : pads_) {
+      if (p.input) (void)p.input->close();
+      p.input.reset();
+      p.kind = nullptr;
+    }
+    for (auto& in : retired_) (void)in->close();
+    retired_.clear();
+    shared_.clear();
+    copied_ = 0;
   }
-  for (auto& in : retired_) (void)in->close();
-  retired_.clear();
-  shared_.clear();
-  copied_ = 0;
+  post_notices();
 }
 
 }  // namespace vmafx::gst

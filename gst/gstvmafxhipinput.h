@@ -104,7 +104,20 @@ class PadInputs {
     InputConfig config;
     bool config_changed = false;
   };
+  struct Notice {
+    std::function<void(const std::string& text, bool warning)> post;
+    std::string text;
+    bool warning;
+  };
+  // Posts the notices the inputs said, outside mu_: an application's synchronous bus handler may read the
+  // statistics property, which takes mu_.
+  void post_notices();
+  Status import_locked(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
+                       ImportedPicture* out);
+
   mutable std::mutex mu_;
+  std::mutex notice_mu_;
+  std::vector<Notice> notices_;  // under notice_mu_
   std::map<unsigned, PadInput> pads_;
   std::map<const InputKind*, std::shared_ptr<void>> shared_;
   std::vector<std::unique_ptr<Input>> retired_;
