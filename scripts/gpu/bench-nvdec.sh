@@ -39,7 +39,7 @@ dec() {  # $1 stream file, $2 tail
   case $1 in *.h265) echo "filesrc location=$1 ! h265parse ! nvh265dec ! $2" ;;
              *) echo "filesrc location=$1 ! h264parse ! nvh264dec ! $2" ;; esac
 }
-frames_of() { grep -c 'type=(string)frame' "$LOGS/$1.log"; }
+frames_of() { pooled_frames "$LOGS/$1.log"; }
 
 if [[ " $sections " == *" nvdec "* ]]; then
   for size in 1080p 2160p; do

@@ -32,6 +32,12 @@ START=$(date +%s)
 
 elapsed() { echo $(( $(date +%s) - START )); }
 
+# pooled_frames LOG: the frames-paired count of the last pooled message in a `gst-launch-1.0 -m` log (0 without one).
+pooled_frames() {
+  grep -o 'type=(string)pooled.*frames-paired=(guint64)[0-9]*' "$1" | tail -n 1 | sed 's/.*frames-paired=(guint64)//' |
+    grep . || echo 0
+}
+
 # run_test NAME BOUND BINARY [ARGS...]: runs a gtest binary under a bound (seconds), its output in LOGS/NAME.log;
 # prints "NAME rc=N Ts passed=P skipped=S failed=F" and the failed tests. rc 77: every test skipped (no device).
 run_test() {

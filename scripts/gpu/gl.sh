@@ -31,7 +31,7 @@ for run in "zero_copy| ! glupload" "system_memory|"; do
   t0=$(date +%s%N)
   timeout 300 bash -c "$(declare -f pipeline); pipeline '$chain'" > "$LOGS/gl_pipeline_$name.log" 2>&1
   rc=$?
-  echo "$name pipeline rc=$rc frames=$(grep -c 'type=(string)frame' "$LOGS/gl_pipeline_$name.log")" \
+  echo "$name pipeline rc=$rc frames=$(pooled_frames "$LOGS/gl_pipeline_$name.log")" \
        "wall=$(( ($(date +%s%N) - t0) / 1000000 ))ms" \
        "downloaded-notice=$(grep -c 'GL frames are downloaded' "$LOGS/gl_pipeline_$name.log")"
 done
