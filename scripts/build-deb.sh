@@ -10,9 +10,9 @@
 # is missing of scripts/setup.sh's packages and debhelper, dpkg-dev.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:-$root/build-deb}"
-mkdir -p "$out"
-out="$(cd "$out" && pwd)"
+dest="${1:-$root/build-deb}"
+mkdir -p "$dest"
+dest="$(cd "$dest" && pwd)"
 # shellcheck source=setup.sh
 source "$root/scripts/setup.sh"
 for p in debhelper dpkg-dev; do
@@ -21,7 +21,7 @@ done
 vmafx_install_packages
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="$PATH:/usr/local/cuda/bin"
 
-work="$(mktemp -d "$out/.build-XXXXXX")"
+work="$(mktemp -d "$dest/.build-XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 tree="$work/vmafxhip"
 mkdir -p "$tree"
@@ -40,8 +40,8 @@ start=$SECONDS
   echo "build-deb: dpkg-buildpackage failed after $((SECONDS - start)) s" >&2
   exit 1
 }
-rm -f "$out"/gstreamer1.0-vmafxhip_*.deb "$out"/vmafx-tools_*.deb
-mv "$work"/*.deb "$out"/
-cp "$work/build.log" "$out/build.log"
-echo "build-deb: $((SECONDS - start)) s; in $out:"
-(cd "$out" && ls -l ./*.deb)
+rm -f "$dest"/gstreamer1.0-vmafxhip_*.deb "$dest"/vmafx-tools_*.deb
+mv "$work"/*.deb "$dest"/
+cp "$work/build.log" "$dest/build.log"
+echo "build-deb: $((SECONDS - start)) s; in $dest:"
+(cd "$dest" && ls -l ./*.deb)

@@ -6,7 +6,7 @@
 #   check_arm64.sh SOURCE_DIR BUILD_DIR [checkasm arguments]
 set -eu
 src=$(cd "$1" && pwd)
-out=$2
+dest=$2
 shift 2
 cxx=${VMAFX_ARM64_CXX:-aarch64-linux-gnu-g++}
 qemu=${VMAFX_ARM64_QEMU:-qemu-aarch64-static}
@@ -14,7 +14,7 @@ if ! command -v "$cxx" >/dev/null 2>&1 || ! command -v "$qemu" >/dev/null 2>&1; 
   echo "check_arm64: $cxx or $qemu not found (install g++-aarch64-linux-gnu qemu-user-static): skipped"
   exit 77
 fi
-mkdir -p "$out"
+mkdir -p "$dest"
 flags="-std=c++17 -O2 -ffp-contract=off -fno-fast-math -Wall -Wextra -DVMAFX_HAVE_NEON
   -I$src/engine/include -I$src/engine -I$src/tests/support -I$src/tests/checkasm"
 sources="engine/cpu/vif.cpp engine/cpu/motion.cpp engine/cpu/psnr.cpp engine/cpu/ssim.cpp engine/cpu/ms_ssim.cpp engine/cpu/adm.cpp
@@ -24,7 +24,7 @@ sources="engine/cpu/vif.cpp engine/cpu/motion.cpp engine/cpu/psnr.cpp engine/cpu
   tests/checkasm/main.cpp"
 objs=""
 for s in $sources; do
-  o="$out/$(echo "$s" | tr '/' '_').o"
+  o="$dest/$(echo "$s" | tr '/' '_').o"
   objs="$objs $o"
   # Rebuilt when the source or any header of the tree is newer than the object.
   if [ ! -f "$o" ] || [ -n "$(find "$src/engine" "$src/tests/support" "$src/tests/checkasm" -newer "$o" \
@@ -35,6 +35,6 @@ for s in $sources; do
   fi
 done
 # shellcheck disable=SC2086
-"$cxx" -static -o "$out/checkasm-arm64" $objs -lpthread
+"$cxx" -static -o "$dest/checkasm-arm64" $objs -lpthread
 echo "check_arm64: running under $qemu"
-exec "$qemu" "$out/checkasm-arm64" "$@"
+exec "$qemu" "$dest/checkasm-arm64" "$@"

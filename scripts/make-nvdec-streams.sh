@@ -13,7 +13,7 @@
 # sizes "1080p 2160p"). Prints each file's size; re-running skips files that exist (delete them to remake).
 set -euo pipefail
 top=$(git rev-parse --show-toplevel)
-out=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/vmafxhip-nvdec}
+dest=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/vmafxhip-nvdec}
 sizes=${2:-1080p 2160p}
 shared=${VMAFX_SHARED_DIR:-$top/../shared}
 src=$shared/testdata/a_576x324_8b_ref.yuv
@@ -22,7 +22,7 @@ frames=${VMAFX_NVDEC_FRAMES:-300}
 command -v gst-launch-1.0 >/dev/null || { echo "gst-launch-1.0 missing (gstreamer1.0-tools)" >&2; exit 1; }
 gst-inspect-1.0 x264enc >/dev/null 2>&1 || { echo "x264enc missing (gstreamer1.0-plugins-ugly)" >&2; exit 1; }
 gst-inspect-1.0 h264parse >/dev/null 2>&1 || { echo "h264parse missing (gstreamer1.0-plugins-bad)" >&2; exit 1; }
-mkdir -p "$out"
+mkdir -p "$dest"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # 300 frames of 576x324 I420: forwards, backwards, forwards, ... (no jump at the loop points); made when first needed.
@@ -53,11 +53,11 @@ for size in $sizes; do
   esac
   scale="videoscale method=bilinear ! video/x-raw,width=$w,height=$h,format=I420"
   enc() {  # $1 file, $2 encoder chain, $3 parser chain
-    [ -s "$out/$1" ] && { echo "$1 exists ($(stat -c %s "$out/$1") bytes)"; return; }
+    [ -s "$dest/$1" ] && { echo "$1 exists ($(stat -c %s "$dest/$1") bytes)"; return; }
     make_loop
-    gst-launch-1.0 -q $raw ! $scale ! $2 ! $3 ! filesink location="$out/$1.part" >/dev/null
-    mv "$out/$1.part" "$out/$1"
-    echo "$1: $(stat -c %s "$out/$1") bytes, $frames frames ${w}x$h"
+    gst-launch-1.0 -q $raw ! $scale ! $2 ! $3 ! filesink location="$dest/$1.part" >/dev/null
+    mv "$dest/$1.part" "$dest/$1"
+    echo "$1: $(stat -c %s "$dest/$1") bytes, $frames frames ${w}x$h"
   }
   enc ref_$size.h264 "x264enc bitrate=$ref_kbps speed-preset=$preset key-int-max=50" \
     "h264parse ! video/x-h264,stream-format=byte-stream"
@@ -70,4 +70,4 @@ for size in $sizes; do
     echo "dist_$size.h265: not made (no x265enc / h265parse)"
   fi
 done
-du -sh "$out"
+du -sh "$dest"

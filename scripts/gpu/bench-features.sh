@@ -13,19 +13,19 @@ T=${THREADS:-$(nproc)}
 bench_inputs 300 60
 one() {  # label frames cmd...
   local label=$1 frames=$2; shift 2
-  local t0 t1 out
+  local t0 t1 result
   rm -f "$LOGS/libvmaf-bench.json"
   t0=$(date +%s.%N)
-  out=$("$@" 2>&1 | grep -E "^(vmaf|VMAF|.*vmaf_v1|.*: [0-9])" | tail -n 1)
+  result=$("$@" 2>&1 | grep -E "^(vmaf|VMAF|.*vmaf_v1|.*: [0-9])" | tail -n 1)
   t1=$(date +%s.%N)
   # libvmaf's CLI prints nothing when stdout is not a terminal: its pooled scores come from its JSON log.
-  if [ -z "$out" ] && [ -f "$LOGS/libvmaf-bench.json" ]; then
-    out=$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["pooled_metrics"]
+  if [ -z "$result" ] && [ -f "$LOGS/libvmaf-bench.json" ]; then
+    result=$(python3 -c 'import json, sys; p = json.load(open(sys.argv[1]))["pooled_metrics"]
 print(" ".join("%s: %.6f" % (k, v["mean"]) for k, v in p.items() if k.startswith("vmaf") or "ssim" in k))' \
       "$LOGS/libvmaf-bench.json")
   fi
   python3 -c "import sys; w=float(sys.argv[2])-float(sys.argv[1]); print(f'{sys.argv[3]:60s} {w:7.3f} s {int(sys.argv[4])/w:8.1f} fps  {sys.argv[5]}')" \
-    "$t0" "$t1" "$label" "$frames" "$out"
+    "$t0" "$t1" "$label" "$frames" "$result"
 }
 {
   cat "$LOGS/machine.txt"

@@ -70,13 +70,13 @@ bench_inputs() {
   local d="${VMAFX_SHARED_DIR:-$SRC/../shared}/testdata"
   local f1080=3110400 f4k=12441600
   for s in ref dist; do
-    local out="$IN/1080_${n1080}_$s.yuv"
-    if [ ! -s "$out" ]; then
+    local dest="$IN/1080_${n1080}_$s.yuv"
+    if [ ! -s "$dest" ]; then
       local src="$d/d_1920x1080_8b_$([ $s = ref ] && echo ref || echo x264crf35).yuv"
       if [ -s "$src" ]; then
-        for i in $(seq $(( n1080 / 8 + 1 ))); do cat "$src"; done | head -c $(( f1080 * n1080 )) > "$out"
+        for i in $(seq $(( n1080 / 8 + 1 ))); do cat "$src"; done | head -c $(( f1080 * n1080 )) > "$dest"
       else
-        head -c $(( f1080 * n1080 )) /dev/urandom > "$out"
+        head -c $(( f1080 * n1080 )) /dev/urandom > "$dest"
       fi
     fi
     [ -s "$IN/4k_${n4k}_$s.yuv" ] || head -c $(( f4k * n4k )) /dev/urandom > "$IN/4k_${n4k}_$s.yuv"
