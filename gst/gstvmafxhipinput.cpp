@@ -115,12 +115,12 @@ void PadInputs::post_notices() {
 
 Status PadInputs::import(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
                          ImportedPicture* out) {
-  Status st = import_locked(pad, buffer, info, caps, out);
+  Status st = import_taking_lock(pad, buffer, info, caps, out);
   post_notices();
   return st;
 }
 
-Status PadInputs::import_locked(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
+Status PadInputs::import_taking_lock(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
                                 ImportedPicture* out) {
   const InputKind& kind = input_kind_for_caps(caps);
   std::lock_guard<std::mutex> lk(mu_);

@@ -112,8 +112,9 @@ class PadInputs {
   // Posts the notices the inputs said, outside mu_: an application's synchronous bus handler may read the
   // statistics property, which takes mu_.
   void post_notices();
-  Status import_locked(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
-                       ImportedPicture* out);
+  // import() without the posting: takes mu_ itself.
+  Status import_taking_lock(unsigned pad, GstBuffer* buffer, const GstVideoInfo& info, const GstCaps* caps,
+                            ImportedPicture* out);
 
   mutable std::mutex mu_;
   std::mutex notice_mu_;

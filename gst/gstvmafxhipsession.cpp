@@ -18,7 +18,6 @@ std::string pad_name(GstVmafxhip* self, unsigned id) {
   return it == s.pads.end() ? "dist_sink" : it->second.name;
 }
 
-
 // Posts an error once per run (later failures are consequences of the first) and fails the pairing.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,
                    const std::string& text, const std::string& debug) {
