@@ -117,13 +117,20 @@ class BufferPool {
   }
   void put(std::unique_ptr<uint8_t[]> b) {
     std::lock_guard<std::mutex> lk(mu_);
-    free_.push_back(std::move(b));
+    if (free_.size() < keep_) free_.push_back(std::move(b));  // else freed: fewer frames are read ahead now
+  }
+  // Buffers kept for reuse at most (the rest are freed as they come back).
+  void set_keep(size_t n) {
+    std::lock_guard<std::mutex> lk(mu_);
+    keep_ = n;
+    if (free_.size() > keep_) free_.resize(keep_);
   }
 
  private:
   size_t size_;
   std::mutex mu_;
   std::vector<std::unique_ptr<uint8_t[]>> free_;
+  size_t keep_ = SIZE_MAX;
 };
 
 // Reads one input on its own thread, up to `ahead` frames ahead of the scorer, into buffers of a pool: the two
@@ -157,6 +164,14 @@ class ReadAhead {
     *buf = std::move(item.buf);
     *got = item.got;
     return item.status;
+  }
+  // A new bound for the frames read ahead (from the next one read).
+  void set_ahead(size_t ahead) {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      ahead_ = std::max<size_t>(1, ahead);
+    }
+    cv_.notify_all();
   }
 
  private:
@@ -203,7 +218,7 @@ class ReadAhead {
   tools::VideoReader& reader_;
   BufferPool& pool_;
   const uint64_t limit_;
-  const size_t ahead_;
+  size_t ahead_;  // under mu_
   const char* name_;
   std::atomic<uint64_t> frames_read_{0};
   std::mutex mu_;
@@ -339,8 +354,12 @@ struct Input {
 };
 
 // How far ahead of the scorer the prefetch helpers of a mapped input touch (their number: VMAFX_PREFETCH,
-// CliEnvironment::prefetch).
+// CliEnvironment::prefetch) and the read() path reads. A GPU takes frames faster than one thread touches or reads
+// them, and its runtime's start-up is worth overlapping: up to kPrefetchWindow bytes of frames ahead. The CPU backend
+// takes them far slower than they are read: kCpuFramesAhead frames keep it fed, and the resident set stays that of
+// the scoring (libvmaf's reads hold a picture or two) rather than growing with the window.
 constexpr uint64_t kPrefetchWindow = uint64_t(1) << 30;
+constexpr unsigned kCpuFramesAhead = 4;
 
 // ---- checks made before any frame is read ----
 
@@ -773,15 +792,19 @@ int main(int argc, char** argv) {
   // (corrected below once the scorer names its scores); the read() path reads every plane until then.
   bool psnr_asked = false;
   for (const auto& f : features) psnr_asked = psnr_asked || f.name.rfind("psnr", 0) == 0;
-  // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up.
-  const size_t ahead = std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
+  // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up; with
+  // the CPU backend kCpuFramesAhead.
+  const bool cpu_backend = cfg.backend == Backend::cpu;
+  const size_t ahead = cpu_backend ? kCpuFramesAhead
+                                   : std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
   const unsigned helpers = env.prefetch;
   for (Input* in : {&in_ref, &in_dist}) {
     if (in->mapped()) {
       in->reader->set_luma_only(!psnr_asked);
-      in->prefetch = std::make_unique<tools::MappedPrefetch>(*in->reader, o.frame_cnt, kPrefetchWindow, helpers);
+      const uint64_t window = cpu_backend ? kCpuFramesAhead * in->reader->frame_size() : kPrefetchWindow;
+      in->prefetch = std::make_unique<tools::MappedPrefetch>(*in->reader, o.frame_cnt, window, helpers);
       tools::trace::event("%s prefetch started: %u threads, %" PRIu64 " MB window, %s", in->name, helpers,
-                          kPrefetchWindow >> 20, in->reader->luma_only() ? "luma only" : "whole frames");
+                          window >> 20, in->reader->luma_only() ? "luma only" : "whole frames");
     } else {
       in->pool = std::make_unique<BufferPool>(in->reader->frame_size());
       in->read_ahead = std::make_unique<ReadAhead>(*in->reader, *in->pool, o.frame_cnt, ahead, in->name);
@@ -803,6 +826,16 @@ int main(int argc, char** argv) {
   for (const auto& name : names) reads_chroma = reads_chroma || name.rfind("psnr_", 0) == 0;
   ref.set_luma_only(!reads_chroma);
   dist.set_luma_only(!reads_chroma);
+  if (scorer->backend() == Backend::cpu) {  // also where auto found no GPU
+    for (Input* in : {&in_ref, &in_dist}) {
+      if (in->prefetch)
+        in->prefetch->set_window(kCpuFramesAhead * (reads_chroma ? in->reader->frame_size() : in->reader->luma_size()));
+      if (in->read_ahead) {
+        in->read_ahead->set_ahead(kCpuFramesAhead);
+        in->pool->set_keep(2 * kCpuFramesAhead);
+      }
+    }
+  }
 
   // Frames the meter expects: the shorter input after its skip, at most --frame_cnt (0: not known).
   uint64_t total = 0;

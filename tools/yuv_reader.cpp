@@ -381,7 +381,9 @@ Status VideoReader::read(uint8_t* buf, bool* got) {
 // ---- MappedPrefetch ----
 
 namespace {
-constexpr uintptr_t kDropChunk = uintptr_t(64) << 20;
+// Released frames' page-table entries go in runs of this many bytes (or more): the mapped pages of an input in the
+// process's resident set stay within the window ahead, the frames the scorer holds and one such run.
+constexpr uintptr_t kDropChunk = uintptr_t(8) << 20;
 
 uintptr_t page_size() {
   static const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE) > 0 ? sysconf(_SC_PAGESIZE) : 4096);
@@ -414,9 +416,17 @@ void MappedPrefetch::consumed(uint64_t frames) {
   if (wake) cv_.notify_all();
 }
 
+void MappedPrefetch::set_window(uint64_t window_bytes) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    window_bytes_ = window_bytes;
+  }
+  cv_.notify_all();
+}
+
 void MappedPrefetch::released(uint64_t index, const uint8_t* begin, const uint8_t* end) {
-  if (threads_.empty()) return;
   bool wake = false;
+  uintptr_t drop_begin = 0, drop_end = 0;
   {
     std::lock_guard<std::mutex> lk(mu_);
     if (!drop_from_) drop_from_ = reinterpret_cast<uintptr_t>(begin) & ~(page_size() - 1);
@@ -438,8 +448,20 @@ void MappedPrefetch::released(uint64_t index, const uint8_t* begin, const uint8_
       }
     }
     wake = drop_ready();
+    if (wake && threads_.empty()) {
+      // No helper threads: the releasing thread drops them itself.
+      drop_begin = drop_from_;
+      drop_end = release_end_ & ~(page_size() - 1);
+      drop_from_ = drop_end;
+      wake = false;
+    }
   }
+  if (drop_end > drop_begin) drop(drop_begin, drop_end);
   if (wake) cv_.notify_one();
+}
+
+void MappedPrefetch::drop(uintptr_t begin, uintptr_t end) {
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED) == 0) bytes_dropped_.fetch_add(end - begin);
 }
 
 bool MappedPrefetch::room() const {
@@ -485,8 +507,7 @@ void MappedPrefetch::run() {
       }
     }
     if (drop_end > drop_begin) {
-      if (madvise(reinterpret_cast<void*>(drop_begin), drop_end - drop_begin, MADV_DONTNEED) == 0)
-        bytes_dropped_.fetch_add(drop_end - drop_begin);
+      drop(drop_begin, drop_end);
     } else if (frame) {
       touch(frame, bytes);
       frames_done_.fetch_add(1);

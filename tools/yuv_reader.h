@@ -136,9 +136,11 @@ class VideoReader {
 // first-access costs are paid while the GPU runtime starts up and off the scorer's path: the luma plane only while
 // the reader is luma-only, at most `window_bytes` of frames ahead of consumed(), `limit` frames at most (0: to the end
 // of the file). Behind the consumer they drop the page-table entries of frames the scorer has released
-// (MADV_DONTNEED, in chunks of 64 MB), so that the process does not tear down a whole file's worth of them when it
-// exits. The mapping itself stays until the reader goes. Correctness never depends on either: the consumer reads
-// the mapping the same way with zero helper threads.
+// (MADV_DONTNEED, in runs of 8 MB; with zero helper threads the thread that releases a frame does it), so that the
+// mapped pages of an input in the process's resident set stay within the window, the frames in flight and one run,
+// whatever the file's length, and the process does not tear down a whole file's worth of them when it exits. The
+// mapping itself stays until the reader goes. Correctness never depends on either: the consumer reads the mapping
+// the same way with zero helper threads.
 class MappedPrefetch {
  public:
   MappedPrefetch(const VideoReader& reader, uint64_t limit, uint64_t window_bytes, unsigned threads);
@@ -148,6 +150,8 @@ class MappedPrefetch {
 
   // The consumer has taken `frames` frames since the prefetch started.
   void consumed(uint64_t frames);
+  // A new bound for how far ahead the helpers touch (from the next frame they take).
+  void set_window(uint64_t window_bytes);
   // The scorer no longer reads frame `index` (counted like consumed(): 0 is the first frame taken after the prefetch
   // started), which occupies [begin, end) of the mapping. Any thread, any order; cheap (a release callback).
   void released(uint64_t index, const uint8_t* begin, const uint8_t* end);
@@ -163,13 +167,14 @@ class MappedPrefetch {
  private:
   void run();
   void touch(const uint8_t* begin, size_t bytes);
+  void drop(uintptr_t begin, uintptr_t end);
   bool prefetch_over() const { return end_ || (limit_ && taken_ >= limit_); }
   bool room() const;
   bool drop_ready() const;
 
   const VideoReader& reader_;
   const uint64_t limit_;
-  const uint64_t window_bytes_;
+  uint64_t window_bytes_;  // under mu_
   mutable std::mutex mu_;
   std::condition_variable cv_;
   VideoReader::Cursor cursor_;  // next frame to hand to a helper
