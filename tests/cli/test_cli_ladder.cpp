@@ -43,14 +43,28 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
+bool g_dir_made = false;
+
 std::string dir() {
   static const std::string d = [] {
     const std::string p = ::testing::TempDir() + "/vmafx_ladder_" + std::to_string(::getpid());
     EXPECT_EQ(std::system(("rm -rf '" + p + "' && mkdir -p '" + p + "'").c_str()), 0);
+    g_dir_made = true;
     return p;
   }();
   return d;
 }
+
+// The folder and everything in it go once every test ran.
+class RemoveDir : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (g_dir_made) {
+      EXPECT_EQ(std::system(("rm -rf '" + dir() + "'").c_str()), 0);
+    }
+  }
+};
+[[maybe_unused]] ::testing::Environment* const g_remove_dir = ::testing::AddGlobalTestEnvironment(new RemoveDir);
 
 // `prefix` is shell text before the program (environment, a pipe into it); stdout and stderr apart.
 CliRun run(const std::string& prefix, const std::string& args) {
