@@ -278,4 +278,59 @@ Status add_model_features(const std::vector<ModelFeatureUse>& uses, const ModelS
   return Status::ok();
 }
 
+
+Status parse_distorted_list(std::string_view text, const std::string& name, std::vector<std::string>* out) {
+  if (text.find('\0') != std::string_view::npos)
+    return bad("--distorted-list " + name + " holds a NUL byte: it must be a text file, one path per line");
+  std::vector<std::string> paths;
+  for (std::string_view line : split(text, '\n')) {
+    const size_t first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    const size_t last = line.find_last_not_of(" \t\r");
+    paths.emplace_back(line.substr(first, last - first + 1));
+  }
+  if (paths.empty())
+    return bad("--distorted-list " + name + " names no distorted input (one path per line; '#' starts a comment)");
+  out->insert(out->end(), paths.begin(), paths.end());
+  return Status::ok();
+}
+
+std::string distorted_stem(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot > 0) name.erase(dot);
+  return name;
+}
+
+Status results_paths(const std::string& pattern, const std::vector<std::string>& dists, std::vector<std::string>* out) {
+  const bool has_name = pattern.find("%s") != std::string::npos, has_index = pattern.find("%d") != std::string::npos;
+  if (dists.size() > 1 && !has_name && !has_index)
+    return bad("--output " + pattern + " names one file for " + std::to_string(dists.size()) +
+               " distorted inputs: put %s (each distorted file's name without folder and extension) or %d (its "
+               "index, from 0) in it, e.g. scores_%s.json");
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < dists.size(); i++) {
+    std::string p;
+    for (size_t k = 0; k < pattern.size(); k++) {
+      if (pattern[k] == '%' && k + 1 < pattern.size() && pattern[k + 1] == 's') {
+        p += distorted_stem(dists[i]);
+        k++;
+      } else if (pattern[k] == '%' && k + 1 < pattern.size() && pattern[k + 1] == 'd') {
+        p += std::to_string(i);
+        k++;
+      } else {
+        p += pattern[k];
+      }
+    }
+    for (size_t j = 0; j < i; j++)
+      if (paths[j] == p)
+        return bad("--output " + pattern + " gives " + dists[j] + " and " + dists[i] + " the same results file " + p +
+                   ": use %d (the index, from 0) beside or instead of %s");
+    paths.push_back(std::move(p));
+  }
+  *out = std::move(paths);
+  return Status::ok();
+}
+
 }  // namespace vmafx::tools

@@ -91,6 +91,23 @@ struct ModelFeatureUse {
 Status add_model_features(const std::vector<ModelFeatureUse>& uses, const ModelSpec& model,
                           std::vector<FeatureRequest>* out);
 
+// ---- ladders: several distorted inputs against one reference ----
+
+// --distorted-list: the text of the list file `name`, one path per line, in order. Blank lines and lines whose first
+// non-blank character is '#' are left out; blanks around a path (spaces, tabs, the CR of a CRLF file) are dropped.
+// A NUL byte, or a list without any path, is Errc::invalid_argument naming `name`.
+Status parse_distorted_list(std::string_view text, const std::string& name, std::vector<std::string>* out);
+
+// What %s in --output stands for: the distorted path's file name without its folder and its last extension
+// ("enc/720p.y4m" -> "720p"; a leading dot is no extension: ".clip" stays ".clip").
+std::string distorted_stem(const std::string& path);
+
+// The results file of each distorted input: `pattern` (--output) with every "%s" replaced by distorted_stem() of its
+// path and every "%d" by its index (0-based, command-line order); any other '%' is kept. With several inputs the
+// pattern must hold %s or %d, and no two inputs may get the same file (two folders holding "enc.y4m" under %s):
+// both Errc::invalid_argument saying what to write. One input with neither: the pattern itself, as given.
+Status results_paths(const std::string& pattern, const std::vector<std::string>& dists, std::vector<std::string>* out);
+
 // Where `key` is in `opts` (opts.size() if not there).
 size_t find_option(const OptionList& opts, std::string_view key);
 // Sets key to value: replaces an existing value in place, else appends.

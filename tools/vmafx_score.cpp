@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // vmafx-score: scores a reference/distorted pair of raw or .y4m videos with the vmafx engine, with libvmaf's `vmaf`
-// tool's options (docs/cli.md lists each with its status) and its results files.
+// tool's options (docs/cli.md lists each with its status) and its results files. Several distorted inputs (a ladder:
+// -d repeated, --distorted-list) are each scored by a scorer of their own against one read of the reference, one
+// results file per distorted input.
 //
 // Streams as libvmaf's: stderr carries everything a person reads (errors, notices, the progress meter on a
 // terminal, the pooled scores); stdout only what --per-frame asks for. Exit status 0, or 1 with one line naming the
@@ -18,10 +20,12 @@
 #include <cinttypes>
 #include <cmath>
 #include <condition_variable>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -46,13 +50,18 @@ constexpr const char* kVersion = "0.1.0";
 // the memory.
 constexpr uint64_t kMaxModelFileBytes = uint64_t(16) << 20;
 
+// A --distorted-list file is read whole: at most this size (a path a line: hundreds of thousands of inputs).
+constexpr uint64_t kMaxListFileBytes = uint64_t(16) << 20;
+
 constexpr uint64_t kMaxThreads = 4096;  // sanity bound of --threads; the engine caps it further (with a notice)
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: vmafx-score -r REF -d DIST [options]\n\n"
+               "usage: vmafx-score -r REF -d DIST [-d DIST ...] [options]\n\n"
                " --reference/-r PATH        reference: raw video or .y4m (told apart by the header, not the name)\n"
-               " --distorted/-d PATH        distorted: raw video or .y4m\n"
+               " --distorted/-d PATH        distorted: raw video or .y4m; repeatable (a ladder: each one is scored\n"
+               "                            against the same frames of one read of the reference); a .y4m of\n"
+               "                            another size than the reference is scaled to it (bicubic)\n"
                " --width/-w N --height/-h N picture size of raw input (1..%u; checked against a .y4m header)\n"
                " --pixel_format/-p FMT      420 (default), 422, 444, 400, or a layout: i420 yv12 nv12 nv21 p010 p016\n"
                " --bitdepth/-b N            8, 10, 12 or 16 (default: 8; 10 for p010, 16 for p016)\n"
@@ -63,14 +72,17 @@ void usage(FILE* out) {
                " --aom_ctc VERSION          AOM CTC preset (v1.0 .. v7.0), as libvmaf defines it\n"
                " --nflx_ctc VERSION         Netflix CTC preset (v1.0), as libvmaf defines it\n"
                " --subsample N              score every N-th frame (default 1)\n"
-               " --threads N                CPU worker threads (default 0: the calling thread)\n"
+               " --threads N                CPU worker threads of each distorted input's scorer, not shared\n"
+               "                            (default 0: the calling thread scores each in turn)\n"
                " --cpumask MASK             CPU instruction sets to leave out (libvmaf's bits: 1 SSE2, 2 SSSE3,\n"
                "                            4 SSE4.1, 8 AVX2, 16 AVX-512, 32 AVX-512 ICL)\n"
                " --gpumask MASK             non-zero: no GPU (libvmaf's meaning); 0: default\n"
                " --frame_cnt N              score at most N frames (default 0: all)\n"
                " --frame_skip_ref N         skip the first N reference frames\n"
                " --frame_skip_dist N        skip the first N distorted frames\n"
-               " --output/-o PATH           results file\n"
+               " --output/-o PATH           results file; with several distorted inputs one file each, PATH holding\n"
+               "                            %%s (the distorted file's name, no folder or extension) or %%d (its\n"
+               "                            index from 0)\n"
                " --xml | --json | --csv | --sub   results format (default xml, as libvmaf)\n"
                " --no_prediction/-n         features only: the models' features, no score\n"
                " --quiet/-q                 no progress meter; no pooled scores when -o is given\n"
@@ -78,8 +90,11 @@ void usage(FILE* out) {
                "vmafx-score's own:\n"
                " --backend auto|cpu|hip     where features run (default auto)\n"
                " --vendor auto|amd|nvidia   GPU runtime (default auto)\n"
-               " --device N                 GPU index (default: first usable)\n"
-               " --per-frame                print every frame's scores to stdout\n"
+               " --device/--gpu auto|N      GPU index (default auto: the engine's choice, the first usable GPU)\n"
+               " --distorted-list FILE      more distorted inputs: one path per line ('#' comments and blank lines\n"
+               "                            are left out)\n"
+               " --per-frame                print every frame's scores to stdout (several distorted inputs: each\n"
+               "                            line starts with the distorted path)\n"
                " --help                     print this and exit\n",
                unsigned(tools::kMaxDimension));
 }
@@ -229,14 +244,17 @@ class ReadAhead {
 };
 
 
-// Notices of the scorer (e.g. "no GPU: scoring on the CPU"), held while the scorer starts on its own thread and
-// printed once main() has it, so that stderr reads as when the scorer was created in main().
+// Notices of the scorers (e.g. "no GPU: scoring on the CPU"), held while the scorers start on their own thread and
+// printed once main() has them, so that stderr reads as when they were created in main(). A ladder's scorers say the
+// same things: each text is printed once.
 class Notices {
  public:
   explicit Notices(bool quiet) : quiet_(quiet) {}
   void post(const std::string& m) {
     if (quiet_) return;
     std::lock_guard<std::mutex> lk(mu_);
+    if (std::find(seen_.begin(), seen_.end(), m) != seen_.end()) return;
+    seen_.push_back(m);
     if (hold_) {
       held_.push_back(m);
       return;
@@ -254,7 +272,7 @@ class Notices {
   const bool quiet_;
   std::mutex mu_;
   bool hold_ = true;
-  std::vector<std::string> held_;
+  std::vector<std::string> held_, seen_;
 };
 
 // VMAFX_TRACE only: the CUDA driver's cuInit and the device's primary context, called here before the scorer so
@@ -290,22 +308,33 @@ void trace_cuda_startup(int device) {
                       device < 0 ? 0 : device, rc, tools::trace::ms_since_start() - t);
 }
 
-// Creates the scorer on its own thread from the moment the inputs' geometry is known, so that the GPU runtime's
-// start-up (driver, context, modules, pinned memory) overlaps skipping, mapping and prefetching the inputs. The
-// destructor joins the thread, so every way out of main() waits for it.
+// Creates the scorers (one per distorted input), one after the other on a thread of their own, from the moment the
+// inputs' geometry is known, so that the GPU runtime's start-up (driver, context, modules, pinned memory) overlaps
+// skipping, mapping and prefetching the inputs. The destructor joins the thread, so every way out of main() waits
+// for it.
 class ScorerStartup {
  public:
-  ScorerStartup(ScorerConfig cfg, StreamGeometry g) {
-    thread_ = std::thread([this, cfg = std::move(cfg), g] {
-      tools::trace::event("scorer thread: Scorer::create begin");
-      if (tools::trace::enabled() && cfg.backend != Backend::cpu &&
-          (cfg.vendor == Vendor::nvidia || cfg.vendor == Vendor::auto_select))
-        trace_cuda_startup(cfg.device_id);
-      status_ = Scorer::create(cfg, g, &scorer_);
-      if (status_)
-        tools::trace::event("scorer thread: Scorer::create end: %s", scorer_->backend_description().c_str());
-      else
-        tools::trace::event("scorer thread: Scorer::create failed: %s", status_.message().c_str());
+  // labels[i]: "" for a single distorted input, else its path (the trace names it).
+  ScorerStartup(std::vector<ScorerConfig> cfgs, std::vector<StreamGeometry> gs, std::vector<std::string> labels) {
+    scorers_.resize(cfgs.size());
+    thread_ = std::thread([this, cfgs = std::move(cfgs), gs = std::move(gs), labels = std::move(labels)] {
+      for (size_t i = 0; i < cfgs.size(); i++) {
+        const ScorerConfig& cfg = cfgs[i];
+        const std::string for_label = labels[i].empty() ? "" : " for " + labels[i];
+        tools::trace::event("scorer thread: Scorer::create begin%s", for_label.c_str());
+        if (i == 0 && tools::trace::enabled() && cfg.backend != Backend::cpu &&
+            (cfg.vendor == Vendor::nvidia || cfg.vendor == Vendor::auto_select))
+          trace_cuda_startup(cfg.device_id);
+        status_ = Scorer::create(cfg, gs[i], &scorers_[i]);
+        if (!status_) {
+          failed_ = i;
+          tools::trace::event("scorer thread: Scorer::create failed%s: %s", for_label.c_str(),
+                              status_.message().c_str());
+          break;
+        }
+        tools::trace::event("scorer thread: Scorer::create end%s: %s", for_label.c_str(),
+                            scorers_[i]->backend_description().c_str());
+      }
     });
   }
   ~ScorerStartup() {
@@ -314,22 +343,25 @@ class ScorerStartup {
   ScorerStartup(const ScorerStartup&) = delete;
   ScorerStartup& operator=(const ScorerStartup&) = delete;
 
-  Status wait(std::unique_ptr<Scorer>* out) {
+  // Every scorer, or the first failure and *failed, the index of the distorted input it was for.
+  Status wait(std::vector<std::unique_ptr<Scorer>>* out, size_t* failed) {
     if (thread_.joinable()) thread_.join();
-    *out = std::move(scorer_);
+    *failed = failed_;
+    *out = std::move(scorers_);
     return status_;
   }
 
  private:
   Status status_;
-  std::unique_ptr<Scorer> scorer_;
+  size_t failed_ = 0;
+  std::vector<std::unique_ptr<Scorer>> scorers_;
   std::thread thread_;  // last: started once the members it writes exist
 };
 
 // One input: frames out of the mapping (with a prefetch ahead of the scorer) or read() into pooled buffers on a
 // read-ahead thread.
 struct Input {
-  const char* name = "";  // "ref" / "dist", for the trace
+  std::string name;  // "ref", "dist" (a ladder's: "dist#0", "dist#1", ...), for the trace
   tools::VideoReader* reader = nullptr;
   std::unique_ptr<BufferPool> pool;
   std::unique_ptr<ReadAhead> read_ahead;
@@ -345,11 +377,11 @@ struct Input {
   }
   std::string progress() const {
     if (mapped())
-      return std::string(name) + " prefetched " + std::to_string(prefetch->frames_done()) + " frames (" +
+      return name + " prefetched " + std::to_string(prefetch->frames_done()) + " frames (" +
              std::to_string(prefetch->bytes_done() >> 20) + " MB" +
              (prefetch->populate_used() ? "" : ", without MADV_POPULATE_READ") + "), " +
              std::to_string(prefetch->bytes_dropped() >> 20) + " MB of page-table entries dropped";
-    return std::string(name) + " read ahead " + std::to_string(read_ahead->frames_read()) + " frames";
+    return name + " read ahead " + std::to_string(read_ahead->frames_read()) + " frames";
   }
 };
 
@@ -400,12 +432,14 @@ bool same_file(const struct stat& a, const std::string& path) {
 
 // The results file can be written: opened for writing now (created and removed again if it did not exist), so that
 // a bad path fails before the scoring, not after it. Never one of the inputs.
-Status check_output_path(const std::string& path, const std::string& ref, const std::string& dist) {
+Status check_output_path(const std::string& path, const std::string& ref, const std::vector<std::string>& dists) {
   struct stat st;
   const bool exists = stat(path.c_str(), &st) == 0;
   if (exists) {
     if (S_ISDIR(st.st_mode)) return {Errc::io_error, "results file " + path + " is a directory"};
-    if (same_file(st, ref) || same_file(st, dist))
+    bool input = same_file(st, ref);
+    for (const auto& d : dists) input = input || same_file(st, d);
+    if (input)
       return {Errc::invalid_argument, "results file " + path + " is one of the inputs"};
     if (S_ISFIFO(st.st_mode)) return Status::ok();  // opening it would wait for a reader
   }
@@ -470,7 +504,8 @@ class Meter {
 // ---- the command line ----
 
 struct Options {
-  std::string ref, dist, output;
+  std::string ref, output;
+  std::vector<std::string> dists;  // -d and --distorted-list, in command-line order
   bool output_given = false;
   tools::InputParams given;  // -w -h -p -b
   tools::Selection sel;
@@ -490,10 +525,28 @@ struct Options {
 
 enum class Parsed { run, exit_ok, error };
 
+// --distorted-list FILE: its paths appended to *dists (tools::parse_distorted_list). A regular file or a pipe, read
+// whole; one of more than kMaxListFileBytes is refused.
+Status read_distorted_list(const std::string& path, std::vector<std::string>* dists) {
+  if (path.empty()) return {Errc::invalid_argument, "--distorted-list needs a value, got an empty string"};
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {Errc::io_error, "cannot open --distorted-list " + path + ": " + errno_text()};
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, size_t(in.gcount()));
+    if (text.size() > kMaxListFileBytes)
+      return {Errc::invalid_argument, "--distorted-list " + path + " has more than " +
+                                          std::to_string(kMaxListFileBytes >> 20) + " MiB: not a list of paths"};
+  }
+  if (in.bad()) return {Errc::io_error, "cannot read --distorted-list " + path + ": " + errno_text()};
+  return tools::parse_distorted_list(text, path, dists);
+}
+
 Parsed parse_command_line(int argc, char** argv, Options* o) {
   enum {
     kXml = 256, kJson, kCsv, kSub, kThreads, kFeature, kSubsample, kCpumask, kGpumask, kAomCtc, kNflxCtc, kFrameCnt,
-    kSkipRef, kSkipDist, kBackend, kVendor, kDevice, kPerFrame, kHelp
+    kSkipRef, kSkipDist, kBackend, kVendor, kDevice, kPerFrame, kHelp, kDistList, kGpu
   };
   static const option long_opts[] = {
       {"reference", required_argument, nullptr, 'r'},   {"distorted", required_argument, nullptr, 'd'},
@@ -512,6 +565,7 @@ Parsed parse_command_line(int argc, char** argv, Options* o) {
       {"quiet", no_argument, nullptr, 'q'},             {"backend", required_argument, nullptr, kBackend},
       {"vendor", required_argument, nullptr, kVendor},  {"device", required_argument, nullptr, kDevice},
       {"per-frame", no_argument, nullptr, kPerFrame},   {"help", no_argument, nullptr, kHelp},
+      {"gpu", required_argument, nullptr, kGpu},        {"distorted-list", required_argument, nullptr, kDistList},
       {nullptr, 0, nullptr, 0}};
   // getopt's own messages ("unrecognized option") are replaced by ours.
   opterr = 0;
@@ -538,7 +592,13 @@ Parsed parse_command_line(int argc, char** argv, Options* o) {
     };
     switch (c) {
       case 'r': nonempty("--reference", &o->ref); break;
-      case 'd': nonempty("--distorted", &o->dist); break;
+      case 'd': {
+        std::string d;
+        nonempty("--distorted", &d);
+        if (s) o->dists.push_back(std::move(d));
+        break;
+      }
+      case kDistList: s = read_distorted_list(optarg, &o->dists); break;
       case 'w': number("--width", 1, tools::kMaxDimension, &v); o->given.width = uint32_t(v); break;
       case 'h': number("--height", 1, tools::kMaxDimension, &v); o->given.height = uint32_t(v); break;
       case 'p': nonempty("--pixel_format", &o->given.pixel_format); break;
@@ -584,7 +644,18 @@ Parsed parse_command_line(int argc, char** argv, Options* o) {
         else if (!std::strcmp(optarg, "nvidia")) o->vendor = Vendor::nvidia;
         else s = {Errc::invalid_argument, std::string("--vendor must be auto, amd or nvidia, not '") + optarg + "'"};
         break;
-      case kDevice: number("--device", 0, 255, &v); o->device = int(v); break;
+      case kDevice:
+      case kGpu: {
+        // --device and --gpu: auto (-1: the engine places the scorer) or an index.
+        const std::string opt = c == kGpu ? "--gpu" : "--device";
+        if (!std::strcmp(optarg, "auto")) {
+          o->device = -1;
+        } else {
+          number(opt.c_str(), 0, 255, &v);
+          o->device = int(v);
+        }
+        break;
+      }
       case kPerFrame: o->per_frame = true; break;
       case ':':
         s = {Errc::invalid_argument, "option " + name + " needs a value"};
@@ -602,7 +673,7 @@ Parsed parse_command_line(int argc, char** argv, Options* o) {
     fail(std::string("unexpected argument '") + argv[optind] + "'");
     return Parsed::error;
   }
-  if (o->ref.empty() || o->dist.empty()) {
+  if (o->ref.empty() || o->dists.empty()) {
     usage(stderr);
     fail("--reference and --distorted are required");
     return Parsed::error;
@@ -646,9 +717,29 @@ void engine_config(const tools::Selection& sel, bool no_prediction, const std::v
   cfg->features = features;
 }
 
+// printf into the end of *out.
+void append_format(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void append_format(std::string* out, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  va_list again;
+  va_copy(again, ap);
+  const int n = std::vsnprintf(nullptr, 0, fmt, ap);
+  va_end(ap);
+  if (n > 0) {
+    const size_t at = out->size();
+    out->resize(at + size_t(n) + 1);
+    std::vsnprintf(&(*out)[at], size_t(n) + 1, fmt, again);
+    out->resize(at + size_t(n));
+  }
+  va_end(again);
+}
+
 // The pooled scores as libvmaf prints them: "LABEL: MEAN" for every model, then for every bootstrap model
 // "LABEL: BAGGING, ci.p95: [LO, HI], stddev: SD".
-void print_pooled(const Collector& col, const tools::Selection& sel, const std::vector<std::string>& columns) {
+// `prefix` goes before every line (a ladder's: the distorted path and ": ").
+void print_pooled(const Collector& col, const tools::Selection& sel, const std::vector<std::string>& columns,
+                  const std::string& prefix) {
   close_meter_line();
   auto mean = [&](const std::string& name, double* out) {
     const long i = col.find(name);
@@ -658,14 +749,15 @@ void print_pooled(const Collector& col, const tools::Selection& sel, const std::
   };
   for (size_t i = 0; i < columns.size() && i < sel.models.size(); i++) {
     double v;
-    if (mean(columns[i], &v)) std::fprintf(stderr, "%s: %f\n", sel.models[i].label().c_str(), v);
+    if (mean(columns[i], &v)) std::fprintf(stderr, "%s%s: %f\n", prefix.c_str(), sel.models[i].label().c_str(), v);
   }
   for (size_t i = 0; i < columns.size() && i < sel.models.size(); i++) {
     double bag, lo, hi, sd;
     const std::string& c = columns[i];
     if (mean(c + "_bagging", &bag) && mean(c + "_ci_p95_lo", &lo) && mean(c + "_ci_p95_hi", &hi) &&
         mean(c + "_stddev", &sd))
-      std::fprintf(stderr, "%s: %f, ci.p95: [%f, %f], stddev: %f\n", sel.models[i].label().c_str(), bag, lo, hi, sd);
+      std::fprintf(stderr, "%s%s: %f, ci.p95: [%f, %f], stddev: %f\n", prefix.c_str(), sel.models[i].label().c_str(),
+                   bag, lo, hi, sd);
   }
 }
 
@@ -689,6 +781,7 @@ int main(int argc, char** argv) {
   const bool meter_on = tty && !o.quiet;
   if (meter_on) std::fprintf(stderr, "vmafx-score version %s\n", kVersion);
   tools::trace::event("options parsed");
+  tools::trace::event("--device/--gpu: device_id %d for the engine%s", o.device, o.device < 0 ? " (auto)" : "");
 
   // Everything that can be checked before a frame is read.
   if (Status s = check_models(o.sel); !s) return fail(s.message());
@@ -699,8 +792,16 @@ int main(int argc, char** argv) {
   features.insert(features.end(), o.sel.features.begin(), o.sel.features.end());
   if (o.no_prediction && features.empty())
     return fail("--no_prediction without --model or --feature leaves nothing to compute");
+  // Several distorted inputs: a ladder. Each has its scorer, its results file and its lines on stderr and stdout,
+  // named by its path; one distorted input reads as libvmaf's tool.
+  const size_t count = o.dists.size();
+  const bool ladder = count > 1;
+  auto about = [&](size_t i, const std::string& msg) { return ladder ? o.dists[i] + ": " + msg : msg; };
+  std::vector<std::string> outputs;  // the results file of each distorted input
   if (o.output_given) {
-    if (Status s = check_output_path(o.output, o.ref, o.dist); !s) return fail(s.message());
+    if (Status s = tools::results_paths(o.output, o.dists, &outputs); !s) return fail(s.message());
+    for (const auto& path : outputs)
+      if (Status s = check_output_path(path, o.ref, o.dists); !s) return fail(s.message());
   } else if (o.format_given && !o.quiet) {
     warn("a results format without --output: no results file is written");
   }
@@ -714,120 +815,189 @@ int main(int argc, char** argv) {
     tools::trace::event("--cpumask: mask %" PRIu64 " for the engine", uint64_t(o.cpumask));
   }
 
-  const tools::ReadMode read_mode = env.mmap ? tools::ReadMode::mmap : tools::ReadMode::read;
-  tools::VideoReader ref, dist;
-  if (Status s = ref.open(o.ref, o.given, read_mode); !s) return fail(s.message());
-  if (Status s = dist.open(o.dist, o.given, read_mode); !s) return fail(s.message());
-  if (ref.width() != dist.width() || ref.height() != dist.height())
-    return fail("reference is " + std::to_string(ref.width()) + "x" + std::to_string(ref.height()) +
-                " but distorted is " + std::to_string(dist.width()) + "x" + std::to_string(dist.height()));
-  if (ref.format().bit_depth != dist.format().bit_depth)
-    return fail("reference is " + std::to_string(ref.format().bit_depth) + "-bit but distorted is " +
-                std::to_string(dist.format().bit_depth) + "-bit" +
-                (o.sel.common_bitdepth ? " (--aom_ctc v6.0 and later score such pairs at the higher depth in "
-                                         "libvmaf; vmafx-score does not)"
-                                       : ""));
-  if (ref.format().chroma != dist.format().chroma)
-    return fail(std::string("reference chroma is ") + chroma_name(ref.format().chroma) + " but distorted is " +
-                chroma_name(dist.format().chroma));
-  for (const tools::VideoReader* r : {&ref, &dist})
-    tools::trace::event("input %s opened: %s%s%s, %" PRIu64 " bytes, %zu bytes a frame (luma %zu)",
-                        r->path().c_str(), tools::read_mode_name(r->mode()),
-                        r->mode() == tools::ReadMode::read ? ": " : "",
-                        r->mode() == tools::ReadMode::read ? r->mode_note().c_str() : "", r->file_size(),
-                        r->frame_size(), r->luma_size());
+  // One distorted input and what is made for it. Members go in reverse order: the scorer first, then the input's
+  // read-ahead and the buffers the scorer returned frames to, then the reader and its mapping.
+  struct Rendition {
+    std::string path;
+    tools::VideoReader reader;
+    Input in;
+    bool scaled = false;  // another size than the reference's: the engine scales it (bicubic)
+    uint64_t frames = 0;  // pairs submitted
+    bool ended = false;   // no more frames (or the reference ended)
+    std::string ended_early;
+    std::unique_ptr<Scorer> scorer;
+  };
 
+  // What the scorers' callbacks use, declared before the scorers so that it outlives them on every path out of main.
   Notices notices(o.quiet);
+  // Per-frame scores arrive from each scorer (the submitting thread or a worker), one at a time per scorer and only
+  // after the scorer exists: its names are read through names_of[i], set once the scorers were created. The
+  // scorers of a ladder call at the same time: each line is written whole under a lock.
+  std::vector<const Scorer*> names_of(count, nullptr);
+  std::atomic<bool> first_scored{false};
+  std::mutex stdout_mu;
+
+  const tools::ReadMode read_mode = env.mmap ? tools::ReadMode::mmap : tools::ReadMode::read;
+  tools::VideoReader ref;
+  if (Status s = ref.open(o.ref, o.given, read_mode); !s) return fail(s.message());
+  // Frame buffers of the read() path return to the pools of these inputs from the scorers' release callbacks: the
+  // reference's input, declared before the renditions, outlives every scorer on every path out of main (a scorer
+  // holds reference frames until its last release); each rendition's input outlives its own scorer. The mappings
+  // live until the readers go, after the scorers; a mapped frame's release only lets the prefetch helpers drop its
+  // page-table entries.
+  Input in_ref;
+  in_ref.name = "ref";
+  in_ref.reader = &ref;
+  std::vector<std::unique_ptr<Rendition>> rends;
+  // Raw distorted inputs take -w -h -p -b; a .y4m one its header's size (scaled when it is not the reference's).
+  tools::InputParams dist_given = o.given;
+  dist_given.size_from_y4m_header = true;
+  for (size_t i = 0; i < count; i++) {
+    auto r = std::make_unique<Rendition>();
+    r->path = o.dists[i];
+    tools::VideoReader& dist = r->reader;
+    if (Status s = dist.open(r->path, dist_given, read_mode); !s) return fail(s.message());
+    if (ref.format().bit_depth != dist.format().bit_depth)
+      return fail(about(i, "reference is " + std::to_string(ref.format().bit_depth) + "-bit but distorted is " +
+                               std::to_string(dist.format().bit_depth) + "-bit" +
+                               (o.sel.common_bitdepth ? " (--aom_ctc v6.0 and later score such pairs at the higher "
+                                                        "depth in libvmaf; vmafx-score does not)"
+                                                      : "")));
+    if (ref.format().chroma != dist.format().chroma)
+      return fail(about(i, std::string("reference chroma is ") + chroma_name(ref.format().chroma) +
+                               " but distorted is " + chroma_name(dist.format().chroma)));
+    r->scaled = dist.width() != ref.width() || dist.height() != ref.height();
+    r->in.name = ladder ? "dist#" + std::to_string(i) : "dist";
+    r->in.reader = &dist;
+    rends.push_back(std::move(r));
+  }
+  {
+    std::vector<const tools::VideoReader*> all = {&ref};
+    for (const auto& r : rends) all.push_back(&r->reader);
+    for (const tools::VideoReader* r : all)
+      tools::trace::event("input %s opened: %s%s%s, %" PRIu64 " bytes, %zu bytes a frame (luma %zu)",
+                          r->path().c_str(), tools::read_mode_name(r->mode()),
+                          r->mode() == tools::ReadMode::read ? ": " : "",
+                          r->mode() == tools::ReadMode::read ? r->mode_note().c_str() : "", r->file_size(),
+                          r->frame_size(), r->luma_size());
+  }
+  // Scaling, said once per distorted input (a notice: not with -q).
+  if (!o.quiet)
+    for (const auto& r : rends)
+      if (r->scaled)
+        warn(r->path + ": " + std::to_string(r->reader.width()) + "x" + std::to_string(r->reader.height()) +
+             " scaled to " + std::to_string(ref.width()) + "x" + std::to_string(ref.height()) + " (bicubic)");
+
   cfg.conf_interval = true;  // libvmaf's CLI writes a bootstrap model's interval columns
   cfg.leave_out_unfit_features = false;  // a feature asked for that cannot score these pictures stops the run, as libvmaf
+  // --threads N: each scorer has its own N workers (the engine's pool belongs to its scorer).
   cfg.threads = unsigned(o.threads);
   cfg.subsample = unsigned(o.subsample);
   cfg.backend = o.backend;
   cfg.vendor = o.vendor;
   cfg.device_id = o.device;
+  cfg.scale = ScaleMethod::bicubic;
   // One short line per notice; its detail (the libraries tried, ...) only in the trace.
   cfg.on_notice = [&notices](NoticeLevel, const std::string& text, const std::string& detail) {
     notices.post(text);
     if (!detail.empty()) tools::trace::event("notice detail: %s", detail.c_str());
   };
-  // Per-frame scores arrive from the scorer (the submitting thread or a worker), one at a time and only after the
-  // scorer exists: its names are read through this pointer, set once Scorer::create returned.
-  const Scorer* scorer_for_names = nullptr;
-  bool first_scored = false;
-  cfg.on_frame = [&](const FrameScore& fs) {
-    if (!first_scored) {
-      first_scored = true;
-      tools::trace::event("first frame scored");
-    }
-    if (!o.per_frame) return;
-    const auto& names = scorer_for_names->score_names();
-    std::printf("frame %" PRIu64 ":", fs.index);
-    for (size_t i = 0; i < names.size(); i++)
-      if (!std::isnan(fs.values[i])) std::printf(" %s=%.6f", names[i].c_str(), fs.values[i]);
-    std::printf("\n");
-  };
-  StreamGeometry g;
-  g.ref.width = ref.width();
-  g.ref.height = ref.height();
-  g.ref.bit_depth = ref.format().bit_depth;
-  g.ref.chroma = ref.format().chroma;
-  g.dist = g.ref;
+  std::vector<ScorerConfig> cfgs;
+  std::vector<StreamGeometry> geometries;
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < count; i++) {
+    ScorerConfig c = cfg;
+    const std::string prefix = ladder ? o.dists[i] + ": " : "";
+    c.on_frame = [&, i, prefix](const FrameScore& fs) {
+      if (!first_scored.exchange(true)) tools::trace::event("first frame scored");
+      if (!o.per_frame) return;
+      const auto& names = names_of[i]->score_names();
+      std::string line = prefix;
+      append_format(&line, "frame %" PRIu64 ":", fs.index);
+      for (size_t k = 0; k < names.size(); k++)
+        if (!std::isnan(fs.values[k])) append_format(&line, " %s=%.6f", names[k].c_str(), fs.values[k]);
+      line += '\n';
+      std::lock_guard<std::mutex> lk(stdout_mu);
+      std::fwrite(line.data(), 1, line.size(), stdout);
+    };
+    StreamGeometry g;
+    g.ref.width = ref.width();
+    g.ref.height = ref.height();
+    g.ref.bit_depth = ref.format().bit_depth;
+    g.ref.chroma = ref.format().chroma;
+    g.dist = g.ref;
+    g.dist.width = rends[i]->reader.width();
+    g.dist.height = rends[i]->reader.height();
+    cfgs.push_back(std::move(c));
+    geometries.push_back(g);
+    labels.push_back(ladder ? o.dists[i] : "");
+  }
 
-  // Frame buffers of the read() path return to these pools from the scorer's release callbacks: declared before
-  // the scorer, they outlive it on every path out of main. The mappings live until the readers go, after the
-  // scorer; a mapped frame's release only lets the prefetch helpers drop its page-table entries.
-  Input in_ref, in_dist;
-  in_ref.name = "ref";
-  in_ref.reader = &ref;
-  in_dist.name = "dist";
-  in_dist.reader = &dist;
-  std::unique_ptr<Scorer> scorer;
-  // The scorer starts on its own thread now; errors keep their order (skipping first, then the scorer's).
-  ScorerStartup startup(cfg, g);
+  // The scorers start on their own thread now; errors keep their order (skipping first, then the scorers').
+  ScorerStartup startup(std::move(cfgs), geometries, std::move(labels));
   tools::trace::event("scorer thread started");
   if (Status s = ref.skip(o.skip_ref); !s) return fail(s.message());
-  if (Status s = dist.skip(o.skip_dist); !s) return fail(s.message());
+  // --frame_skip_dist: the same skip for every distorted input.
+  for (auto& r : rends)
+    if (Status s = r->reader.skip(o.skip_dist); !s) return fail(s.message());
 
   // Chroma is read by psnr only. A mapped input's prefetch touches the luma alone unless a psnr feature is asked for
   // (corrected below once the scorer names its scores); the read() path reads every plane until then.
   bool psnr_asked = false;
   for (const auto& f : features) psnr_asked = psnr_asked || f.name.rfind("psnr", 0) == 0;
-  // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up; with
-  // the CPU backend kCpuFramesAhead.
   const bool cpu_backend = cfg.backend == Backend::cpu;
-  const size_t ahead = cpu_backend ? kCpuFramesAhead
-                                   : std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / ref.frame_size()));
   const unsigned helpers = env.prefetch;
-  for (Input* in : {&in_ref, &in_dist}) {
+  std::vector<Input*> inputs = {&in_ref};
+  for (auto& r : rends) inputs.push_back(&r->in);
+  for (Input* in : inputs) {
     if (in->mapped()) {
       in->reader->set_luma_only(!psnr_asked);
       const uint64_t window = cpu_backend ? kCpuFramesAhead * in->reader->frame_size() : kPrefetchWindow;
       in->prefetch = std::make_unique<tools::MappedPrefetch>(*in->reader, o.frame_cnt, window, helpers);
-      tools::trace::event("%s prefetch started: %u threads, %" PRIu64 " MB window, %s", in->name, helpers,
+      tools::trace::event("%s prefetch started: %u threads, %" PRIu64 " MB window, %s", in->name.c_str(), helpers,
                           window >> 20, in->reader->luma_only() ? "luma only" : "whole frames");
     } else {
+      // The read() path reads up to 128 MB of frames ahead per input (8 to 64 frames) while the scorer starts up;
+      // with the CPU backend kCpuFramesAhead.
+      const size_t ahead =
+          cpu_backend ? kCpuFramesAhead
+                      : std::min<size_t>(64, std::max<size_t>(8, (size_t(128) << 20) / in->reader->frame_size()));
       in->pool = std::make_unique<BufferPool>(in->reader->frame_size());
-      in->read_ahead = std::make_unique<ReadAhead>(*in->reader, *in->pool, o.frame_cnt, ahead, in->name);
-      tools::trace::event("%s reader thread started: read(), up to %zu frames ahead", in->name, ahead);
+      in->read_ahead = std::make_unique<ReadAhead>(*in->reader, *in->pool, o.frame_cnt, ahead, in->name.c_str());
+      tools::trace::event("%s reader thread started: read(), up to %zu frames ahead", in->name.c_str(), ahead);
     }
   }
   tools::trace::event("waiting for the scorer");
-  const Status created = startup.wait(&scorer);
+  std::vector<std::unique_ptr<Scorer>> scorers;
+  size_t failed = 0;
+  const Status created = startup.wait(&scorers, &failed);
   notices.release();  // before any error, as when the scorer was created here
-  if (!created) return fail(created.message());
-  scorer_for_names = scorer.get();
-  tools::trace::event("scorer ready; by now %s, %s", in_ref.progress().c_str(), in_dist.progress().c_str());
-  if (meter_on) std::fprintf(stderr, "scoring on %s\n", scorer->backend_description().c_str());
-  const auto& names = scorer->score_names();
+  if (!created) return fail(about(failed, created.message()));
+  for (size_t i = 0; i < count; i++) {
+    rends[i]->scorer = std::move(scorers[i]);
+    names_of[i] = rends[i]->scorer.get();
+  }
+  Scorer& first = *rends[0]->scorer;
+  {
+    std::string progress = in_ref.progress();
+    for (const auto& r : rends) progress += ", " + r->in.progress();
+    tools::trace::event("scorer ready; by now %s", progress.c_str());
+  }
+  if (meter_on) {
+    if (ladder)
+      std::fprintf(stderr, "scoring %zu distorted inputs on %s\n", count, first.backend_description().c_str());
+    else
+      std::fprintf(stderr, "scoring on %s\n", first.backend_description().c_str());
+  }
+  const auto& names = first.score_names();
 
   // Chroma is read by psnr only: without it the readers skip the chroma planes in the files from now on (the frames
   // read while the scorer started up hold every plane).
   bool reads_chroma = false;
   for (const auto& name : names) reads_chroma = reads_chroma || name.rfind("psnr_", 0) == 0;
-  ref.set_luma_only(!reads_chroma);
-  dist.set_luma_only(!reads_chroma);
-  if (scorer->backend() == Backend::cpu) {  // also where auto found no GPU
-    for (Input* in : {&in_ref, &in_dist}) {
+  for (Input* in : inputs) in->reader->set_luma_only(!reads_chroma);
+  if (first.backend() == Backend::cpu) {  // also where auto found no GPU
+    for (Input* in : inputs) {
       if (in->prefetch)
         in->prefetch->set_window(kCpuFramesAhead * (reads_chroma ? in->reader->frame_size() : in->reader->luma_size()));
       if (in->read_ahead) {
@@ -837,89 +1007,149 @@ int main(int argc, char** argv) {
     }
   }
 
-  // Frames the meter expects: the shorter input after its skip, at most --frame_cnt (0: not known).
+  // Frames the meter expects: the reference's after its skip, no more than the longest distorted input's, at most
+  // --frame_cnt (0: not known).
   uint64_t total = 0;
   {
-    const uint64_t r = ref.frames_estimate(), d = dist.frames_estimate();
-    if (r && d) {
-      total = std::min(r > o.skip_ref ? r - o.skip_ref : 0, d > o.skip_dist ? d - o.skip_dist : 0);
+    const uint64_t r = ref.frames_estimate();
+    uint64_t d = 0;
+    bool known = r != 0;
+    for (const auto& rd : rends) {
+      const uint64_t e = rd->reader.frames_estimate();
+      known = known && e != 0;
+      d = std::max(d, e > o.skip_dist ? e - o.skip_dist : 0);
+    }
+    if (known) {
+      total = std::min(r > o.skip_ref ? r - o.skip_ref : 0, d);
       if (o.frame_cnt) total = std::min(total, o.frame_cnt);
     }
   }
   Meter meter(meter_on, total);
 
-  uint64_t n = 0;
-  std::string ended_early;
+  // A reference frame handed to every scorer: the same memory, given back (to its pool, or to the prefetch helpers)
+  // once the last scorer released it.
+  struct SharedRef {
+    Input* in;
+    std::unique_ptr<uint8_t[]> buf;  // read() path
+    const uint8_t* data;
+    uint64_t index;
+    ~SharedRef() {
+      if (buf) in->pool->put(std::move(buf));
+      else if (in->prefetch) in->prefetch->released(index, data, data + in->reader->frame_size());
+    }
+  };
+
+  uint64_t n = 0;  // reference frames handed to the scorers
+  size_t active = count;
   for (;;) {
     if (o.frame_cnt && n >= o.frame_cnt) break;
-    const uint8_t *rp = nullptr, *dp = nullptr;
-    std::unique_ptr<uint8_t[]> rb, db;
-    bool got_r = false, got_d = false;
+    const uint8_t* rp = nullptr;
+    std::unique_ptr<uint8_t[]> rb;
+    bool got_r = false;
     if (Status s = in_ref.next(&rp, &rb, &got_r); !s) return fail(s.message());
-    if (Status s = in_dist.next(&dp, &db, &got_d); !s) return fail(s.message());
-    if (!got_r || !got_d) {
-      if (got_r != got_d)
-        ended_early = (got_r ? o.dist : o.ref) + " ended before " + (got_r ? o.ref : o.dist) + "; scored " +
-                      std::to_string(n) + " frames";
+    if (!got_r) {
+      // Every distorted input with a frame left is longer than the reference.
+      for (auto& r : rends) {
+        if (r->ended) continue;
+        const uint8_t* dp = nullptr;
+        std::unique_ptr<uint8_t[]> db;
+        bool got_d = false;
+        if (Status s = r->in.next(&dp, &db, &got_d); !s) return fail(s.message());
+        if (got_d)
+          r->ended_early = o.ref + " ended before " + r->path + "; scored " + std::to_string(r->frames) + " frames";
+        if (db) r->in.pool->put(std::move(db));
+        r->ended = true;
+      }
       break;
     }
-    PictureView rv, dv;
+    PictureView rv;
     if (Status s = make_picture_view(ref.format(), ref.width(), ref.height(), rp, ref.frame_size(), ref.layout(),
                                      ref.planes(), &rv); !s)
       return fail(s.message());
-    if (Status s = make_picture_view(dist.format(), dist.width(), dist.height(), dp, dist.frame_size(),
-                                     dist.layout(), dist.planes(), &dv); !s)
-      return fail(s.message());
-    // Read buffers go back to their pools once the scorer is done with them; a mapped frame tells its prefetch
-    // helpers that its page-table entries may go.
-    std::function<void()> release;
-    if (rb || db || in_ref.prefetch || in_dist.prefetch) {
-      uint8_t* r = rb.release();
+    auto shared = std::make_shared<SharedRef>();
+    shared->in = &in_ref;
+    shared->buf = std::move(rb);
+    shared->data = rp;
+    shared->index = n;
+    for (size_t i = 0; i < count; i++) {
+      Rendition& r = *rends[i];
+      if (r.ended) continue;
+      const uint8_t* dp = nullptr;
+      std::unique_ptr<uint8_t[]> db;
+      bool got_d = false;
+      if (Status s = r.in.next(&dp, &db, &got_d); !s) return fail(s.message());
+      if (!got_d) {
+        r.ended_early = r.path + " ended before " + o.ref + "; scored " + std::to_string(r.frames) + " frames";
+        r.ended = true;
+        active--;
+        continue;
+      }
+      const tools::VideoReader& dist = r.reader;
+      PictureView dv;
+      if (Status s = make_picture_view(dist.format(), dist.width(), dist.height(), dp, dist.frame_size(),
+                                       dist.layout(), dist.planes(), &dv); !s)
+        return fail(s.message());
+      // Read buffers go back to their pools once the scorer is done with them; a mapped frame tells its prefetch
+      // helpers that its page-table entries may go.
       uint8_t* d = db.release();
-      release = [&in_ref, &in_dist, r, d, rp, dp, n] {
-        if (r) in_ref.pool->put(std::unique_ptr<uint8_t[]>(r));
-        else if (in_ref.prefetch) in_ref.prefetch->released(n, rp, rp + in_ref.reader->frame_size());
-        if (d) in_dist.pool->put(std::unique_ptr<uint8_t[]>(d));
-        else if (in_dist.prefetch) in_dist.prefetch->released(n, dp, dp + in_dist.reader->frame_size());
+      const uint64_t k = r.frames;
+      Input* in = &r.in;
+      FramePair pair;
+      pair.ref = rv;
+      pair.dist = dv;
+      pair.timestamp = int64_t(r.frames);
+      pair.user = r.frames;
+      pair.release = [shared, in, d, dp, k]() mutable {
+        if (d) in->pool->put(std::unique_ptr<uint8_t[]>(d));
+        else if (in->prefetch) in->prefetch->released(k, dp, dp + in->reader->frame_size());
+        shared.reset();
       };
+      if (Status s = r.scorer->submit(std::move(pair)); !s) return fail(about(i, s.message()));
+      if (n == 0 && i == 0) tools::trace::event("first frame submitted");
+      r.frames++;
+      if (r.in.prefetch) r.in.prefetch->consumed(r.frames);
     }
-    FramePair pair;
-    pair.ref = rv;
-    pair.dist = dv;
-    pair.timestamp = int64_t(n);
-    pair.user = n;
-    pair.release = std::move(release);
-    Status s = scorer->submit(std::move(pair));
-    if (!s) return fail(s.message());
-    if (n == 0) tools::trace::event("first frame submitted");
+    shared.reset();  // the scorers hold it now
+    if (active == 0) break;  // no distorted input had this frame
     n++;
     meter.frame(n);
-    for (Input* in : {&in_ref, &in_dist})
-      if (in->prefetch) in->prefetch->consumed(n);
+    if (in_ref.prefetch) in_ref.prefetch->consumed(n);
   }
   meter.finish(n);
-  if (!ended_early.empty() && !o.quiet) warn(ended_early);
-  if (n == 0) return fail("no frames to score");
+  if (!o.quiet)
+    for (const auto& r : rends)
+      if (!r->ended_early.empty()) warn(r->ended_early);
+  for (size_t i = 0; i < count; i++)
+    if (rends[i]->frames == 0) return fail(about(i, "no frames to score"));
   tools::trace::event("last frame submitted (%" PRIu64 " frames)", n);
-  if (Status s = scorer->flush(); !s) return fail(s.message());
+  for (size_t i = 0; i < count; i++)
+    if (Status s = rends[i]->scorer->flush(); !s) return fail(about(i, s.message()));
   tools::trace::event("flush done");
 
-  const Collector& col = scorer->collector();
   // libvmaf: the pooled scores unless -q and a results file (-q alone still prints them); none with -n.
-  if (!o.no_prediction && (!o.quiet || !o.output_given)) print_pooled(col, o.sel, scorer->model_score_names());
+  if (!o.no_prediction && (!o.quiet || !o.output_given))
+    for (const auto& r : rends)
+      print_pooled(r->scorer->collector(), o.sel, r->scorer->model_score_names(), ladder ? r->path + ": " : "");
   tools::trace::event("results printed");
   if (o.output_given) {
-    ResultsInfo info;
-    info.width = g.ref.width;
-    info.height = g.ref.height;
-    info.fps = scorer->fps();
-    if (Status s = write_results(col, o.format, info, o.output); !s) return fail(s.message());
-    tools::trace::event("results written to %s", o.output.c_str());
+    for (size_t i = 0; i < count; i++) {
+      ResultsInfo info;
+      info.width = ref.width();
+      info.height = ref.height();
+      info.fps = rends[i]->scorer->fps();
+      if (Status s = write_results(rends[i]->scorer->collector(), o.format, info, outputs[i]); !s)
+        return fail(s.message());
+      tools::trace::event("results written to %s", outputs[i].c_str());
+    }
   }
-  tools::trace::event("inputs: %s; %s", in_ref.progress().c_str(), in_dist.progress().c_str());
+  {
+    std::string progress = in_ref.progress();
+    for (const auto& r : rends) progress += "; " + r->in.progress();
+    tools::trace::event("inputs: %s", progress.c_str());
+  }
   tools::trace::rusage_summary("resources");
   std::fflush(nullptr);
-  if (scorer->backend() == Backend::hip) {
+  if (first.backend() == Backend::hip) {
     // Every result is out and every frame flushed: leave without tearing down the GPU context and its memory
     // (tens of milliseconds of a run of a few hundred frames); the system reclaims them.
     tools::trace::event("exit: _Exit(0) without GPU teardown (the kernel still releases the context after this)");

@@ -261,7 +261,8 @@ Status VideoReader::parse_y4m_header() {
 
 // Each of -w, -h, -p, -b given must agree with the header.
 Status VideoReader::check_given(const InputParams& given) const {
-  if ((given.width && given.width != width_) || (given.height && given.height != height_))
+  if (!given.size_from_y4m_header &&
+      ((given.width && given.width != width_) || (given.height && given.height != height_)))
     return {Errc::invalid_argument, path_ + " is " + std::to_string(width_) + "x" + std::to_string(height_) +
                                         " (its y4m header), not the " +
                                         std::to_string(given.width ? given.width : width_) + "x" +

@@ -36,6 +36,9 @@ struct InputParams {
   uint32_t width = 0, height = 0;
   std::string pixel_format;  // --pixel_format as given ("420", "nv12", ...)
   unsigned bit_depth = 0;
+  // A .y4m header's size stands as it is: width and height describe raw input only (vmafx-score's distorted inputs,
+  // which may be of another size than the reference). Pixel format and bit depth are still checked.
+  bool size_from_y4m_header = false;
 };
 
 class VideoReader {

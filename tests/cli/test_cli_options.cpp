@@ -424,5 +424,59 @@ TEST(Names, ColumnNames) {
     EXPECT_FALSE(is_valid_name(bad)) << bad;
 }
 
+// ---- ladders ----
+
+TEST(Ladder, DistortedListSkipsCommentsAndBlanks) {
+  std::vector<std::string> out = {"first.y4m"};
+  ASSERT_TRUE(parse_distorted_list("# renditions\n\n  a/720p.y4m \r\n\t# b.y4m\nc d.yuv\n   \n#\ne.yuv", "l.txt", &out)
+                  .is_ok());
+  EXPECT_EQ(out, (std::vector<std::string>{"first.y4m", "a/720p.y4m", "c d.yuv", "e.yuv"}));
+}
+
+TEST(Ladder, DistortedListWithoutPathsOrWithNulIsAnError) {
+  std::vector<std::string> out;
+  EXPECT_NE(message_of(parse_distorted_list("# none\n\n \r\n", "l.txt", &out))
+                .find("--distorted-list l.txt names no distorted input"),
+            std::string::npos);
+  EXPECT_NE(message_of(parse_distorted_list("", "l.txt", &out)).find("names no distorted input"), std::string::npos);
+  EXPECT_NE(message_of(parse_distorted_list(std::string_view("a.yuv\0b", 7), "l.txt", &out)).find("NUL byte"),
+            std::string::npos);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(Ladder, StemIsTheNameWithoutFolderAndExtension) {
+  EXPECT_EQ(distorted_stem("enc/720p.y4m"), "720p");
+  EXPECT_EQ(distorted_stem("/a.b/c.d.yuv"), "c.d");
+  EXPECT_EQ(distorted_stem("plain"), "plain");
+  EXPECT_EQ(distorted_stem("dir.x/plain"), "plain");
+  EXPECT_EQ(distorted_stem(".clip"), ".clip");
+  EXPECT_EQ(distorted_stem("/dev/stdin"), "stdin");
+}
+
+TEST(Ladder, ResultsPathsFromThePattern) {
+  std::vector<std::string> out;
+  ASSERT_TRUE(results_paths("s/%s_%d.json", {"a/1080p.y4m", "b/720p.yuv"}, &out).is_ok());
+  EXPECT_EQ(out, (std::vector<std::string>{"s/1080p_0.json", "s/720p_1.json"}));
+  ASSERT_TRUE(results_paths("r%d-%d.xml", {"x", "y", "z"}, &out).is_ok());
+  EXPECT_EQ(out, (std::vector<std::string>{"r0-0.xml", "r1-1.xml", "r2-2.xml"}));
+  // Any other '%' is kept; one input without a pattern: the path as given.
+  ASSERT_TRUE(results_paths("100%.json", {"a.yuv"}, &out).is_ok());
+  EXPECT_EQ(out, (std::vector<std::string>{"100%.json"}));
+  ASSERT_TRUE(results_paths("%s%", {"a.yuv"}, &out).is_ok());
+  EXPECT_EQ(out, (std::vector<std::string>{"a%"}));
+}
+
+TEST(Ladder, ResultsPathsErrorsSayWhatToWrite) {
+  std::vector<std::string> out = {"kept"};
+  EXPECT_NE(message_of(results_paths("scores.json", {"a.yuv", "b.yuv"}, &out))
+                .find("--output scores.json names one file for 2 distorted inputs: put %s"),
+            std::string::npos);
+  EXPECT_NE(message_of(results_paths("%%.json", {"a.yuv", "b.yuv"}, &out)).find("names one file"), std::string::npos);
+  EXPECT_NE(message_of(results_paths("o/%s.json", {"x/enc.y4m", "y/enc.yuv"}, &out))
+                .find("gives x/enc.y4m and y/enc.yuv the same results file o/enc.json: use %d"),
+            std::string::npos);
+  EXPECT_EQ(out, (std::vector<std::string>{"kept"}));
+}
+
 }  // namespace
 }  // namespace vmafx::tools
