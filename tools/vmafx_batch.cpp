@@ -414,10 +414,7 @@ int cmd_check(const Args& a) {
     ScoreOptions o;
     o.backend = Backend::cpu;
     StreamGeometry g;
-    g.ref.width = ref.width();
-    g.ref.height = ref.height();
-    g.ref.bit_depth = ref.format().bit_depth;
-    g.ref.chroma = ref.format().chroma;
+    g.ref = ref.geometry();
     g.dist = g.ref;
     std::unique_ptr<Scorer> scorer;
     if (Status s = Scorer::create(scorer_config(row, o), g, &scorer); !s) {

@@ -921,10 +921,7 @@ int main(int argc, char** argv) {
       std::fwrite(line.data(), 1, line.size(), stdout);
     };
     StreamGeometry g;
-    g.ref.width = ref.width();
-    g.ref.height = ref.height();
-    g.ref.bit_depth = ref.format().bit_depth;
-    g.ref.chroma = ref.format().chroma;
+    g.ref = ref.geometry();
     g.dist = g.ref;
     g.dist.width = rends[i]->reader.width();
     g.dist.height = rends[i]->reader.height();

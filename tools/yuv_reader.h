@@ -57,6 +57,8 @@ class VideoReader {
   uint32_t width() const { return width_; }
   uint32_t height() const { return height_; }
   const FormatInfo& format() const { return fmt_; }
+  // Width, height, bit depth and chroma subsampling, as the scorer's StreamGeometry takes them.
+  VideoGeometry geometry() const { return {width_, height_, uint8_t(fmt_.bit_depth), fmt_.chroma}; }
   size_t frame_size() const { return frame_size_; }
   // Bytes of the luma plane at the start of a frame (the whole frame for 4:0:0).
   size_t luma_size() const { return n_planes_ > 1 ? layout_[1].offset : frame_size_; }

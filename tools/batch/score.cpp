@@ -37,10 +37,7 @@ Status score_unit(const Row& row, const Unit& unit, const ScoreOptions& o, UnitR
   VMAFX_TRY(open_pair(row, &ref, &dist));
 
   StreamGeometry g;
-  g.ref.width = ref.width();
-  g.ref.height = ref.height();
-  g.ref.bit_depth = ref.format().bit_depth;
-  g.ref.chroma = ref.format().chroma;
+  g.ref = ref.geometry();
   g.dist = g.ref;
   // The prefetch helpers touch the mapping ahead of the scorer and drop what it released; declared before the
   // scorer, they outlive its release callbacks on every way out.
