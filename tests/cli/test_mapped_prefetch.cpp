@@ -39,6 +39,13 @@ std::string make_file() {
   return path;
 }
 
+void open_mapped(const std::string& path, VideoReader* reader) {
+  InputParams given;
+  given.width = given.height = kSize;
+  ASSERT_OK(reader->open(path, given, ReadMode::mmap));
+  ASSERT_EQ(reader->mode(), ReadMode::mmap);
+}
+
 // The process's resident pages, file-backed ones included (/proc/self/statm), in bytes.
 long resident_bytes() {
   std::FILE* f = std::fopen("/proc/self/statm", "r");
@@ -72,10 +79,7 @@ long consume_all(VideoReader& reader, MappedPrefetch& prefetch) {
 TEST(MappedPrefetch, WithoutHelpersTheReleasingThreadDropsReleasedFrames) {
   const std::string path = make_file();
   VideoReader reader;
-  InputParams given;
-  given.width = given.height = kSize;
-  ASSERT_OK(reader.open(path, given, ReadMode::mmap));
-  ASSERT_EQ(reader.mode(), ReadMode::mmap);
+  ASSERT_NO_FATAL_FAILURE(open_mapped(path, &reader));
   long peak = 0;
   {
     MappedPrefetch prefetch(reader, 0, 4 * kFrameBytes, 0);
@@ -92,10 +96,7 @@ TEST(MappedPrefetch, WithoutHelpersTheReleasingThreadDropsReleasedFrames) {
 TEST(MappedPrefetch, HelpersTouchNoFurtherThanTheWindowAndDropBehind) {
   const std::string path = make_file();
   VideoReader reader;
-  InputParams given;
-  given.width = given.height = kSize;
-  ASSERT_OK(reader.open(path, given, ReadMode::mmap));
-  ASSERT_EQ(reader.mode(), ReadMode::mmap);
+  ASSERT_NO_FATAL_FAILURE(open_mapped(path, &reader));
   MappedPrefetch prefetch(reader, 0, 4 * kFrameBytes, 2);
   // Nothing consumed yet: the helpers stop at the window (4 frames). Waits up to 60 s for them to get there (a loaded
   // machine), then 200 ms more to see that they stay there.
