@@ -42,9 +42,10 @@ Status check_index(const Api* api, Vendor vendor, int index, int* idx) {
   VMAFX_HIP_CHECK_API(*api, device_count, &count);
   *idx = index < 0 ? 0 : index;
   if (*idx >= count) {
-    return {Errc::device_unavailable, std::string(vendor_name(vendor)) + " device " + std::to_string(index) +
-                                          " requested, " + api->library + " reports " + std::to_string(count) +
-                                          " device(s)"};
+    return {Errc::device_unavailable,
+            std::string(vendor_name(vendor)) + " device " + std::to_string(index) + " requested, " + api->library +
+                " reports " + std::to_string(count) + " device(s)" +
+                (api->visibility.empty() ? std::string() : " visible (" + api->visibility + ")")};
   }
   return Status::ok();
 }

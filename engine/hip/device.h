@@ -88,8 +88,9 @@ struct launch_args_fit<void(Params...), Args...>
 
 class Device {
  public:
-  // The device `index` (-1: the first) of `vendor` (auto_select: AMD first, then NVIDIA). One object per device per
-  // process: every caller asking for the same device gets the same object while one is alive.
+  // The device `index` (-1: the first visible one) of `vendor` (auto_select: AMD first, then NVIDIA). One object per
+  // device per process: every caller asking for the same device gets the same object while one is alive. Indices
+  // are the engine's (Api::ordinals).
   static Status get(Vendor vendor, int index, std::shared_ptr<Device>* out);
 
   // ---- External CUDA contexts (NVIDIA; GStreamer's decoders, engine/hip/cuda_memory.cpp) ----
