@@ -79,6 +79,13 @@ Status Device::get(Vendor vendor, int index, std::shared_ptr<Device>* out) {
   return Status::ok();
 }
 
+std::shared_ptr<Device> Device::find(Vendor vendor, int index) {
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto it = reg.devices.find({int(vendor), index});
+  return it == reg.devices.end() ? nullptr : it->second.lock();
+}
+
 Status Device::adopt(Vendor vendor, int index, Context context, std::shared_ptr<void> owner,
                      std::shared_ptr<Device>* out) {
   out->reset();
