@@ -114,7 +114,8 @@ bool init_runtime(void* lib, const char* init, const char* count, std::string (*
   int rc = init_fn(0);
   if (rc != 0) {
     *why = std::string(init) + " failed: " + error(lib, rc);
-    *no_device = rc == abi::kErrorNoDevice;
+    // ROCm 5's hipInit answers hipErrorInvalidDevice when it finds no device (Debian 12's, measured).
+    *no_device = rc == abi::kErrorNoDevice || rc == abi::kErrorInvalidDevice;
     return false;
   }
   int n = 0;

@@ -36,7 +36,8 @@ void bind(E& entry, F fn, const char* symbol, bool present, Api* api) {
 // Calls the runtime's init entry point `init` (with flags 0) and device counter `count` from `lib`. false with the
 // reason in *why: "symbol <init> or <count> missing", "<init> failed: <error(lib, rc)>", "<count> failed: ...",
 // "0 devices"; *no_device is true when the failure says the runtime sees no device (init or count answered
-// hipErrorNoDevice / CUDA_ERROR_NO_DEVICE, or the count is 0), which visibility variables can cause.
+// hipErrorNoDevice / CUDA_ERROR_NO_DEVICE, init hipErrorInvalidDevice / CUDA_ERROR_INVALID_DEVICE, or the count is 0),
+// which visibility variables can cause.
 bool init_runtime(void* lib, const char* init, const char* count, std::string (*error)(void* lib, int code),
                   int* device_count, std::string* why, bool* no_device);
 

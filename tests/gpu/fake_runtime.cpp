@@ -17,6 +17,7 @@ const char* error_name_of(int code) {
   switch (code) {
     case 0: return "SUCCESS";
     case 100: return "NO_DEVICE";
+    case 101: return "INVALID_DEVICE";
     default: return "UNKNOWN";
   }
 }

@@ -276,6 +276,25 @@ TEST(HipVisibility, AmdVariablesHidingEverythingAreSaid) {
     EXPECT_NE(s.message().find("hipGetDeviceCount failed: NO_DEVICE (100)"), std::string::npos) << s.message();
   }
   {
+    // ROCm 5's hipInit answers hipErrorInvalidDevice when it finds no device.
+    Env env{{"FAKE_RUNTIME_INIT_RC", "101"}, {"ROCR_VISIBLE_DEVICES", "7"}, {"HIP_VISIBLE_DEVICES", kUnset},
+            {"CUDA_VISIBLE_DEVICES", kUnset}};
+    ProbeReport report;
+    Status s = probe_fake(Vendor::amd, &report);
+    EXPECT_EQ(s.code(), Errc::device_unavailable);
+    EXPECT_EQ(s.message().rfind("no GPU visible: ROCR_VISIBLE_DEVICES=\"7\" names no device; ", 0), 0u)
+        << s.message();
+    EXPECT_NE(s.message().find("hipInit failed: INVALID_DEVICE (101)"), std::string::npos) << s.message();
+  }
+  {
+    // Another init failure is no visibility matter.
+    Env env{{"FAKE_RUNTIME_INIT_RC", "999"}, {"ROCR_VISIBLE_DEVICES", "7"}, {"HIP_VISIBLE_DEVICES", kUnset},
+            {"CUDA_VISIBLE_DEVICES", kUnset}};
+    ProbeReport report;
+    Status s = probe_fake(Vendor::amd, &report);
+    EXPECT_EQ(s.message().rfind("no amd GPU: ", 0), 0u) << s.message();
+  }
+  {
     // The HIP runtime applied HIP_VISIBLE_DEVICES itself: the loader does not select again.
     Env env{{"FAKE_RUNTIME_DEVICES", "2"}, {"ROCR_VISIBLE_DEVICES", "0,1"}, {"HIP_VISIBLE_DEVICES", "1"},
             {"CUDA_VISIBLE_DEVICES", kUnset}};
