@@ -3,6 +3,7 @@
 // counts given), the message of an empty visible set, which variables each vendor's runtime reads, and the loader's
 // probe against a stand-in runtime library (fake_runtime.cpp) that reports no device, or N, as the environment says.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <map>
@@ -170,9 +171,20 @@ class Env {
 
 const std::optional<std::string> kUnset = std::nullopt;
 
-Status probe_fake(Vendor vendor, ProbeReport* report) {
-  return probe_runtime(vendor, {VMAFX_FAKE_RUNTIME}, report);
+// The stand-in library: beside this binary (a build directory copied elsewhere), else where it was built.
+std::string fake_runtime() {
+  char self[4096] = {0};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, size_t(n));
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    const std::string beside = dir + "libvmafx-fake-runtime.so";
+    if (access(beside.c_str(), R_OK) == 0) return beside;
+  }
+  return VMAFX_FAKE_RUNTIME;
 }
+
+Status probe_fake(Vendor vendor, ProbeReport* report) { return probe_runtime(vendor, {fake_runtime()}, report); }
 
 TEST(HipVisibility, NvidiaCudaVisibleDevicesHidingEverythingIsSaid) {
   Env env{{"FAKE_RUNTIME_INIT_RC", "100"}, {"CUDA_VISIBLE_DEVICES", ""}, {"HIP_VISIBLE_DEVICES", kUnset}};
@@ -180,7 +192,7 @@ TEST(HipVisibility, NvidiaCudaVisibleDevicesHidingEverythingIsSaid) {
   Status s = probe_fake(Vendor::nvidia, &report);
   EXPECT_EQ(s.code(), Errc::device_unavailable);
   EXPECT_EQ(s.message().rfind("no GPU visible: CUDA_VISIBLE_DEVICES=\"\" hides every device; ", 0), 0u) << s.message();
-  EXPECT_NE(s.message().find(std::string(VMAFX_FAKE_RUNTIME) + ": loaded, cuInit failed: NO_DEVICE (100)"),
+  EXPECT_NE(s.message().find(fake_runtime() + ": loaded, cuInit failed: NO_DEVICE (100)"),
             std::string::npos)
       << s.message();
 }
