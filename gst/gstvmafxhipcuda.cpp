@@ -123,7 +123,7 @@ std::string peer_name(GstPad* pad) {
 struct ElementCuda {
   std::mutex mu;
   GstObject* context = nullptr;  // GstCudaContext, a reference
-  int device = -1;               // its cuda-device-id
+  int device = -1;               // its cuda-device-id (a CUDA ordinal)
   cuda::EngineContext engine;    // the engine's device while it runs on `context`
   std::string how;               // how the element got `context`
   ~ElementCuda() {
@@ -147,6 +147,11 @@ ElementCuda* element_cuda(GstElement* element) {
   }
   GST_OBJECT_UNLOCK(element);
   return s;
+}
+
+// The device-id property as GStreamer's CUDA calls take it: a CUDA ordinal (-1: any).
+int cuda_device_id(const CudaSettings& settings) {
+  return settings.device_id < 0 ? -1 : cuda::cuda_device_ordinal(settings.device_id);
 }
 
 // Keeps `ctx` as the element's context and, when the settings let the scorer use an NVIDIA GPU, makes the engine run
@@ -239,7 +244,7 @@ void cuda_set_context(GstElement* element, GstContext* context, const CudaSettin
   std::lock_guard<std::mutex> lk(s->mu);
   if (s->context) return;  // as GStreamer's CUDA elements do: a context once set is kept
   GstObject* ctx = nullptr;
-  if (!lib.handle_set_context(element, context, settings.device_id, &ctx) || !ctx) return;
+  if (!lib.handle_set_context(element, context, cuda_device_id(settings), &ctx) || !ctx) return;
   take_context(element, s, ctx, "given a CUDA context (set_context) of device " + std::to_string(context_device(ctx)),
                settings);
   gst_object_unref(ctx);
@@ -280,7 +285,8 @@ void cuda_sink_event(GstElement* element, GstPad* pad, GstEvent* event, const Cu
       ElementCuda* e = element_cuda(element);
       std::lock_guard<std::mutex> lk(e->mu);
       GstObject* cuda_ctx = nullptr;
-      if (!e->context && gst_cuda_lib().handle_set_context(element, ctx, settings.device_id, &cuda_ctx) && cuda_ctx) {
+      if (!e->context && gst_cuda_lib().handle_set_context(element, ctx, cuda_device_id(settings), &cuda_ctx) &&
+          cuda_ctx) {
         take_context(element, e, cuda_ctx, "found " + peer_name(pad) + "'s CUDA context (context query upstream)",
                      settings);
         gst_object_unref(cuda_ctx);
@@ -310,7 +316,12 @@ void cuda_scorer_device(GstElement* element, Vendor* vendor, int* device_id) {
   std::lock_guard<std::mutex> lk(s->mu);
   if (!s->context) return;
   if (*vendor == Vendor::auto_select) *vendor = Vendor::nvidia;
-  if (*vendor == Vendor::nvidia && *device_id < 0) *device_id = s->device;
+  if (*vendor != Vendor::nvidia || *device_id >= 0) return;
+  // The context's GPU as the engine numbers it (HIP_VISIBLE_DEVICES may renumber, or hide it: then the scorer is
+  // placed as without a context, and the frames are copied to its GPU).
+  const int index = s->engine.context ? s->engine.index : cuda::engine_device_index(s->device);
+  if (index >= 0) *device_id = index;
+  else GST_INFO_OBJECT(element, "the CUDA context's device %d is not one the engine sees: the scorer is placed", s->device);
 }
 
 std::string cuda_context_description(GstElement* element) {

@@ -122,8 +122,10 @@ void report(GstVmafxhip* self, vg::Report&& r) {
 // ---------------------------------------------------------------------------------------------------------------
 // Reading frames (the session thread)
 
-// Posts the inputs' notices (the INFO / WARNING that a frame was copied, and why); said once each.
-vg::InputConfig input_config(GstVmafxhip* self, vmafx::Backend scorer, const std::vector<std::string>& on_cpu) {
+// Posts the inputs' notices (the INFO / WARNING that a frame was copied, and why); said once each. Device input is
+// imported on the scorer's GPU (`device`: where device-id, the CUDA context or automatic placement put it).
+vg::InputConfig input_config(GstVmafxhip* self, vmafx::Backend scorer, const std::vector<std::string>& on_cpu,
+                             int device) {
   ElementState& s = state(self);
   vg::InputConfig ic;
   {
@@ -133,6 +135,7 @@ vg::InputConfig input_config(GstVmafxhip* self, vmafx::Backend scorer, const std
     ic.device_id = s.active.device_id;
     ic.allow_copy = s.active.allow_copy;
   }
+  if (scorer == vmafx::Backend::hip && device >= 0) ic.device_id = device;
   vg::cuda_scorer_device(GST_ELEMENT(self), &ic.vendor, &ic.device_id);
   ic.scorer = scorer;
   if (scorer == vmafx::Backend::hip && !on_cpu.empty()) {
@@ -303,8 +306,13 @@ vg::SessionCallbacks session_callbacks(GstVmafxhip* self) {
     return Status::ok();
   };
   cb.read = [self](unsigned pad, const vg::Frame& f, vg::ReadPicture* out) { return read_frame(self, pad, f, out); };
-  cb.on_scorer = [self](unsigned pad, const std::vector<std::string>& on_cpu, vmafx::Backend backend) {
-    const vg::InputConfig ic = input_config(self, backend, on_cpu);
+  cb.on_scorer = [self](unsigned pad, const std::vector<std::string>& on_cpu, vmafx::Backend backend, int device,
+                        const std::string& description) {
+    GST_INFO_OBJECT(self, "%s: scoring on %s", pad_name(self, pad).c_str(), description.c_str());
+    // Placed among several GPUs: said once, so that the spread of pipelines over the GPUs can be seen.
+    if (description.find("placed automatically") != std::string::npos)
+      post_notice(self, false, "scoring on GPU " + std::to_string(device) + " (placed automatically)", description);
+    const vg::InputConfig ic = input_config(self, backend, on_cpu, device);
     for (unsigned p : {kRefPad, pad}) state(self).inputs.configure(p, ic);
   };
   cb.on_frame = [self](const vg::ScoredFrame& f, const vmafx::FrameScore& score, const std::vector<std::string>& n,

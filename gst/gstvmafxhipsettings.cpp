@@ -218,8 +218,12 @@ void install_properties(GObjectClass* k) {
                         kReady));
   g_object_class_install_property(
       k, PROP_DEVICE_ID,
-      g_param_spec_int("device-id", "Device", "GPU index for the HIP backend (-1: the first usable)", -1, G_MAXINT,
-                       -1, kReady));
+      g_param_spec_int("device-id", "Device",
+                       "GPU index for the HIP backend, among the visible GPUs (CUDA_VISIBLE_DEVICES, "
+                       "HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES); -1: automatic placement: the GPU of CUDA input "
+                       "memory, else the visible GPU with the fewest scoring sessions of this process, then the most "
+                       "free memory",
+                       -1, G_MAXINT, -1, kReady));
   g_object_class_install_property(
       k, PROP_VENDOR,
       g_param_spec_enum("vendor", "Vendor", "GPU runtime of the HIP backend", vendor_get_type(), VENDOR_AUTO,

@@ -257,6 +257,7 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
     }
   }
   ScorerConfig sc = cfg_.scorer;
+  if (sc.device_id < 0 && placed_device_ >= 0) sc.device_id = placed_device_;
   if (cb_.prepare) {
     Status st = cb_.prepare(ref_frame, rg, &sc);
     if (!st) {
@@ -311,7 +312,10 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
   r.names = r.scorer->score_names();
   r.model_names = r.scorer->model_score_names();
   r.scaled_from = scaled ? size_text(dg) : std::string();
-  if (cb_.on_scorer) cb_.on_scorer(r.pad, r.scorer->cpu_features(), r.scorer->backend());
+  if (r.scorer->backend() == Backend::hip && placed_device_ < 0) placed_device_ = r.scorer->device();
+  if (cb_.on_scorer)
+    cb_.on_scorer(r.pad, r.scorer->cpu_features(), r.scorer->backend(), r.scorer->device(),
+                  r.scorer->backend_description());
   if (scaled && !r.said_scaling && cb_.on_notice) {
     r.said_scaling = true;
     const char* method = cfg_.scorer.scale == ScaleMethod::bilinear  ? "bilinear"

@@ -82,8 +82,11 @@ struct SessionCallbacks {
   // Before each scorer is made: settings that depend on the reference's caps (model-filename=auto by its height,
   // ssimulacra2's matrix and range); `ref` is the first reference frame the scorer will read.
   std::function<Status(const Frame& ref, const VideoGeometry& geometry, ScorerConfig* cfg)> prepare;
-  // The features that run on the CPU (read host memory) are known: device input must reach the host.
-  std::function<void(unsigned pad, const std::vector<std::string>& cpu_features, Backend backend)> on_scorer;
+  // A scorer was made: the features that run on the CPU (read host memory: device input must reach the host), its
+  // backend, its GPU (Scorer::device(), -1 on the CPU: device input is imported there) and its description.
+  std::function<void(unsigned pad, const std::vector<std::string>& cpu_features, Backend backend, int device,
+                     const std::string& description)>
+      on_scorer;
   std::function<void(const ScoredFrame& frame, const FrameScore& score, const std::vector<std::string>& names,
                      const std::vector<std::string>& model_names)>
       on_frame;
@@ -146,6 +149,9 @@ class ScoringSession {
   std::atomic<bool> stop_{false};
   std::atomic<bool> failed_{false};
   bool lowered_ = false;  // the session thread runs at the lowest priority
+  // The GPU the session's first GPU scorer was placed on (device-id -1): the other renditions' scorers go there too,
+  // since they share the reference's frames (imported on one device). Session thread only.
+  int placed_device_ = -1;
   std::atomic<uint64_t> scored_{0};
   std::map<unsigned, std::unique_ptr<Rendition>> renditions_;
   std::map<unsigned, std::string> pad_names_;

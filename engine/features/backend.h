@@ -77,6 +77,8 @@ class Backend {
 
   virtual ~Backend() = default;
   virtual std::string description() const = 0;
+  // The GPU the backend runs on (an index into the visible devices), -1 for the CPU.
+  virtual int device() const { return -1; }
   // The features (extractor names, libvmaf's) computed on the CPU: every one on the CPU backend, those without a GPU
   // implementation (or not for their options) beside a GPU. They read host memory.
   virtual std::vector<std::string> cpu_features() const = 0;

@@ -184,7 +184,9 @@ std::string ContextInfo::describe() const {
 }
 
 std::string DeviceIdentity::describe() const {
-  std::string s = std::string(vendor_name(vendor)) + " device " + std::to_string(index) + " '" + name + "'";
+  std::string s = std::string(vendor_name(vendor)) + " device " + std::to_string(index) +
+                  (ordinal() != index ? " (runtime ordinal " + std::to_string(ordinal()) + ")" : std::string()) +
+                  " '" + name + "'";
   if (!pci_bus_id.empty()) s += " (PCI " + pci_bus_id + ")";
   return s;
 }
@@ -258,7 +260,7 @@ Status check_context(const ContextInfo& ctx, const DeviceIdentity* device, const
     return {Errc::unsupported, std::string("the GL context is ") + platform_name(ctx.platform) + " (renderer '" +
                                    ctx.renderer + "'); ROCm's HIP-GL interop takes GLX contexts only; device: " + dev};
   if (ctx.platform == Platform::egl && device->vendor == Vendor::nvidia && ctx.egl_cuda_device >= 0 &&
-      ctx.egl_cuda_device != device->index)
+      ctx.egl_cuda_device != device->ordinal())
     return {Errc::device_unavailable, "the EGL context's device is CUDA device " +
                                           std::to_string(ctx.egl_cuda_device) + " (renderer '" + ctx.renderer +
                                           "'), not " + dev};
@@ -304,7 +306,7 @@ Status judge_device_list(const SameGpu& same, const DeviceIdentity& device, cons
   bool ours = false;
   std::string listed;
   for (unsigned i = 0; i < count; i++) {
-    ours = ours || devices[i] == device.index;
+    ours = ours || devices[i] == device.ordinal();
     listed += (listed.empty() ? "" : ", ") + std::to_string(devices[i]);
   }
   if (ours) {

@@ -5,6 +5,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "hip/runtime_abi.h"
 
@@ -13,6 +14,8 @@ namespace abi = vmafx::hip::abi;
 static_assert(sizeof(hipError_t) == sizeof(int));
 static_assert(hipSuccess == abi::kSuccess && hipErrorNotReady == abi::kErrorNotReady);
 static_assert(hipErrorOutOfMemory == abi::kErrorOutOfMemory);
+static_assert(hipErrorNoDevice == abi::kErrorNoDevice);
+static_assert(hipErrorInvalidDevice == abi::kErrorInvalidDevice);
 static_assert(hipStreamNonBlocking == abi::kHipStreamNonBlocking);
 static_assert(hipEventDisableTiming == abi::kHipEventDisableTiming);
 static_assert(hipEventBlockingSync == abi::kHipEventBlockingSync);
@@ -38,3 +41,6 @@ static_assert(sizeof(hipExternalMemoryBufferDesc) <= sizeof(abi::ExternalMemoryB
 VMAFX_SAME_FIELD(hipExternalMemoryBufferDesc, abi::ExternalMemoryBufferDesc, offset, offset);
 VMAFX_SAME_FIELD(hipExternalMemoryBufferDesc, abi::ExternalMemoryBufferDesc, size, size);
 VMAFX_SAME_FIELD(hipExternalMemoryBufferDesc, abi::ExternalMemoryBufferDesc, flags, flags);
+
+// Signatures the loader assumes (loader_amd.cpp declares them itself): the free-memory query of placement.h.
+static_assert(std::is_same_v<decltype(&hipMemGetInfo), hipError_t (*)(size_t*, size_t*)>);

@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "hip/runtime_abi.h"
 
@@ -13,6 +14,8 @@ static_assert(sizeof(CUdeviceptr) == sizeof(abi::CuDevicePtr));
 static_assert(sizeof(CUresult) == sizeof(int) && sizeof(CUdevice) == sizeof(int));
 static_assert(CUDA_SUCCESS == abi::kSuccess && CUDA_ERROR_NOT_READY == abi::kErrorNotReady);
 static_assert(CUDA_ERROR_OUT_OF_MEMORY == abi::kErrorOutOfMemory);
+static_assert(CUDA_ERROR_NO_DEVICE == abi::kErrorNoDevice);
+static_assert(CUDA_ERROR_INVALID_DEVICE == abi::kErrorInvalidDevice);
 static_assert(CU_STREAM_NON_BLOCKING == abi::kCuStreamNonBlocking);
 static_assert(CU_EVENT_DISABLE_TIMING == abi::kCuEventDisableTiming);
 static_assert(CU_EVENT_BLOCKING_SYNC == abi::kCuEventBlockingSync);
@@ -60,3 +63,6 @@ static_assert(sizeof(CUDA_EXTERNAL_MEMORY_BUFFER_DESC) == sizeof(abi::ExternalMe
 VMAFX_SAME_FIELD(CUDA_EXTERNAL_MEMORY_BUFFER_DESC, abi::ExternalMemoryBufferDesc, offset, offset);
 VMAFX_SAME_FIELD(CUDA_EXTERNAL_MEMORY_BUFFER_DESC, abi::ExternalMemoryBufferDesc, size, size);
 VMAFX_SAME_FIELD(CUDA_EXTERNAL_MEMORY_BUFFER_DESC, abi::ExternalMemoryBufferDesc, flags, flags);
+
+// Signatures the loader assumes (loader_cuda.cpp declares them itself): the free-memory query of placement.h.
+static_assert(std::is_same_v<decltype(&cuMemGetInfo_v2), CUresult (*)(size_t*, size_t*)>);

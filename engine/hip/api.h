@@ -69,6 +69,18 @@ struct Api {
   int code_not_ready = 600;   // result of a query on unfinished work (hipErrorNotReady, CUDA_ERROR_NOT_READY)
   std::vector<std::string> missing;  // optional symbols the library does not export
 
+  // The devices the engine sees, as the runtime numbers them: engine device i is the runtime's ordinal ordinals[i].
+  // AMD: 0, 1, ... (the HIP runtime applies its visibility variables itself). NVIDIA: the devices the CUDA driver
+  // shows (after CUDA_VISIBLE_DEVICES) that HIP_VISIBLE_DEVICES selects (visibility.h), all of them without it.
+  // device_count reports ordinals.size(); every entry below that takes a device takes an engine index.
+  std::vector<int> ordinals;
+  int runtime_device_count = 0;  // the devices the runtime itself counts (NVIDIA: what CUDA shows)
+  std::string visibility;        // the visibility variables set, 'CUDA_VISIBLE_DEVICES="1"', or "": for messages
+  // The runtime's ordinal of engine device `index`, -1 when there is none; the engine index of runtime ordinal
+  // `ordinal`, -1 when the engine does not see that device.
+  int ordinal_of(int index) const;
+  int index_of(int ordinal) const;
+
   // Name and description of a result code ("hipErrorInvalidValue", "CUDA_ERROR_INVALID_VALUE").
   const char* (*error_name)(int code) = nullptr;
   const char* (*error_string)(int code) = nullptr;
@@ -80,6 +92,9 @@ struct Api {
   // "gfx90a:sramecc+:xnack-" on AMD, "sm_90" on NVIDIA.
   Entry<int(int device, char* arch, int capacity)> device_arch;
   Entry<int(int device, size_t* bytes)> device_total_memory;
+  // Free and total memory of the current context's device (optional; make the device's context current first):
+  // cuMemGetInfo_v2 / hipMemGetInfo. Placement (placement.h) asks it.
+  Entry<int(size_t* free_bytes, size_t* total_bytes)> memory_info;
 
   // Contexts: retain/release the device's context (NVIDIA: the primary context), make it current on this thread.
   Entry<int(int device, Context* out)> context_retain;
@@ -165,13 +180,19 @@ struct ProbeReport {
   Vendor vendor = Vendor::auto_select;
   std::vector<std::string> attempts;  // one line per library tried: "<name>: <why it was not used>" or "<name>: ok"
   std::string library;                // the library that was opened, if any
-  int device_count = 0;
+  int device_count = 0;               // the devices the engine sees (NVIDIA: after HIP_VISIBLE_DEVICES)
+  int runtime_device_count = 0;       // the devices the runtime counts
+  std::vector<int> ordinals;          // Api::ordinals
+  std::string visibility;             // Api::visibility
   std::string summary() const;        // attempts joined with "; "
 };
 
 // The dispatch table of `vendor` (auto_select: AMD first, then NVIDIA). Loads and initialises the runtime once per
 // process; later calls return the same table. Errc::device_unavailable when no runtime opens, its init fails or it
-// has no device; the message names every library tried and why it was not used.
+// has no device; the message names every library tried and why it was not used, and starts "no GPU visible: ..."
+// naming the variable and its value when a visibility variable hides every device (visibility.h). A malformed
+// HIP_VISIBLE_DEVICES on the NVIDIA path is Errc::invalid_argument naming the entry (auto_select too, when no AMD
+// device is usable: a typo is not taken for "no GPU").
 Status load_api(Vendor vendor, const Api** out);
 
 // The run-time compiler of the vendor whose Api is `api`; Errc::unsupported naming the libraries tried if none opens.
@@ -180,8 +201,9 @@ Status load_rtc(const Api& api, const Rtc** out);
 // The libraries tried for a vendor, in order.
 std::vector<std::string> default_libraries(Vendor vendor);
 
-// Opens one of `libraries` (in order) the way load_api does, initialises the runtime and counts devices, without
-// filling or caching a table: for tests and diagnostics. ok when a library opened, initialised and has a device.
+// Opens one of `libraries` (in order) the way load_api does, initialises the runtime and counts devices (NVIDIA: and
+// applies HIP_VISIBLE_DEVICES), without filling or caching a table: for tests and diagnostics. ok when a library
+// opened, initialised and has a device the engine sees; the visibility variables are read from the environment now.
 Status probe_runtime(Vendor vendor, const std::vector<std::string>& libraries, ProbeReport* report);
 
 // Status for a failed runtime call, without a device: device_error "<symbol> failed: <name> (<string>) at file:line".

@@ -16,7 +16,9 @@ namespace vmafx::hip {
 
 struct BackendOptions {
   Vendor vendor = Vendor::auto_select;
-  int device_id = -1;  // -1: the first usable device
+  // An index into the visible devices; -1: automatic placement (placement.h: the device with the fewest sessions of
+  // this process, then the most free memory, then the lowest index).
+  int device_id = -1;
   EngineTuning tuning;  // its GPU settings: the pipeline's upload, lanes, slots, copies; cambi's kernel choice
 };
 

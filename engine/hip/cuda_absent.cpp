@@ -25,5 +25,7 @@ Status adopt_context(void*, int, std::shared_ptr<void>, EngineContext* out) {
   *out = {};
   return absent();
 }
+int engine_device_index(int) { return -1; }
+int cuda_device_ordinal(int index) { return index; }
 
 }  // namespace vmafx::cuda

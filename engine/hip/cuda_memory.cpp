@@ -64,12 +64,13 @@ Status cuda_driver(const Api& api, const CudaDriver** out) {
   return result;
 }
 
-std::string cuda_device_uuid(const Api& api, int ordinal) {
+std::string cuda_device_uuid(const Api& api, int index) {
   const CudaDriver* d = nullptr;
   if (!cuda_driver(api, &d) || !d->device_get_uuid) return "";
+  const int ordinal = api.ordinal_of(index);
   int dev = 0;
   unsigned char uuid[16] = {};
-  if (d->device_get(&dev, ordinal) != 0 || d->device_get_uuid(uuid, dev) != 0) return "";
+  if (ordinal < 0 || d->device_get(&dev, ordinal) != 0 || d->device_get_uuid(uuid, dev) != 0) return "";
   std::string s;
   char buf[3];
   for (unsigned char b : uuid) {
@@ -137,7 +138,8 @@ namespace {
 EngineContext context_of(std::shared_ptr<Device> device) {
   EngineContext e;
   e.context = device->context();
-  e.device = device->info().index;
+  e.device = device->api().ordinal_of(device->info().index);
+  e.index = device->info().index;
   e.name = device->info().name;
   e.adopted = device->adopted();
   e.hold = std::move(device);
@@ -325,8 +327,9 @@ class Importer final : public CudaImporter {
                            " but the driver places it in context " + hip::context_text(mem_ctx) + "; using the latter");
     }
     const int our_index = device_->info().index;
-    const CudaPathDecision d = decide_cuda_path(frame_ctx, frame.device, device_->context(), our_index,
-                                                config_.allow_copy);
+    // Contexts and their devices as CUDA numbers them (frame.device is a CUDA ordinal).
+    const CudaPathDecision d = decide_cuda_path(frame_ctx, frame.device, device_->context(),
+                                                api.ordinal_of(our_index), config_.allow_copy);
     if (d.path == CudaPath::refuse) return {Errc::device_unavailable, d.reason};
 
     std::lock_guard<std::mutex> lk(mu_);
@@ -411,7 +414,7 @@ class Importer final : public CudaImporter {
   std::string description() const override {
     const hip::DeviceInfo& di = device_->info();
     std::string s = "nvidia device " + std::to_string(di.index) + " '" + di.name + "' on " +
-                    describe_cuda_context(device_->context(), di.index) +
+                    describe_cuda_context(device_->context(), device_->api().ordinal_of(di.index)) +
                     (device_->adopted() ? " (adopted from the producer)" : " (its primary context)");
     std::lock_guard<std::mutex> lk(mu_);
     if (!copy_reason_.empty()) s += "; copies: " + copy_reason_;
@@ -483,10 +486,31 @@ Status adopt_context(void* context, int device, std::shared_ptr<void> owner, Eng
   if (ctx_device != device)
     return {Errc::invalid_argument, "CUDA context " + hip::context_text(context) + " belongs to device " +
                                         std::to_string(ctx_device) + ", not " + std::to_string(device)};
+  const int index = api->index_of(device);
+  if (index < 0)
+    return {Errc::device_unavailable, "CUDA device " + std::to_string(device) + " (of " +
+                                          hip::context_text(context) + ") is not one the engine sees (" +
+                                          (api->visibility.empty() ? std::string("no visible devices")
+                                                                   : api->visibility) +
+                                          ")"};
   std::shared_ptr<Device> dev;
-  VMAFX_TRY(Device::adopt(hip::Vendor::nvidia, device, context, std::move(owner), &dev));
+  VMAFX_TRY(Device::adopt(hip::Vendor::nvidia, index, context, std::move(owner), &dev));
   *out = context_of(std::move(dev));
   return Status::ok();
+}
+
+int engine_device_index(int cuda_ordinal) {
+  const Api* api = nullptr;
+  if (cuda_ordinal < 0 || !hip::load_api(hip::Vendor::nvidia, &api)) return -1;
+  return api->index_of(cuda_ordinal);
+}
+
+int cuda_device_ordinal(int index) {
+  if (index < 0) return -1;
+  const Api* api = nullptr;
+  if (!hip::load_api(hip::Vendor::nvidia, &api)) return index;
+  const int ordinal = api->ordinal_of(index);
+  return ordinal >= 0 ? ordinal : index;
 }
 
 }  // namespace vmafx::cuda

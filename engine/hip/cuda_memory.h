@@ -35,7 +35,8 @@ struct CudaDriver {
 // The entry points from `api`'s library (NVIDIA). Errc::unsupported naming what is missing; loaded once.
 Status cuda_driver(const Api& api, const CudaDriver** out);
 
-// "GPU-5f1c..." style 32 lowercase hex digits of a CUDA device's UUID (cuDeviceGetUuid), empty when unknown.
-std::string cuda_device_uuid(const Api& api, int ordinal);
+// "GPU-5f1c..." style 32 lowercase hex digits of engine device `index`'s UUID (cuDeviceGetUuid of its CUDA
+// ordinal, Api::ordinals), empty when unknown.
+std::string cuda_device_uuid(const Api& api, int index);
 
 }  // namespace vmafx::hip

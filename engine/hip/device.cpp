@@ -42,9 +42,10 @@ Status check_index(const Api* api, Vendor vendor, int index, int* idx) {
   VMAFX_HIP_CHECK_API(*api, device_count, &count);
   *idx = index < 0 ? 0 : index;
   if (*idx >= count) {
-    return {Errc::device_unavailable, std::string(vendor_name(vendor)) + " device " + std::to_string(index) +
-                                          " requested, " + api->library + " reports " + std::to_string(count) +
-                                          " device(s)"};
+    return {Errc::device_unavailable,
+            std::string(vendor_name(vendor)) + " device " + std::to_string(index) + " requested, " + api->library +
+                " reports " + std::to_string(count) + " device(s)" +
+                (api->visibility.empty() ? std::string() : " visible (" + api->visibility + ")")};
   }
   return Status::ok();
 }
@@ -76,6 +77,13 @@ Status Device::get(Vendor vendor, int index, std::shared_ptr<Device>* out) {
   slot = dev;
   *out = std::move(dev);
   return Status::ok();
+}
+
+std::shared_ptr<Device> Device::find(Vendor vendor, int index) {
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mutex);
+  auto it = reg.devices.find({int(vendor), index});
+  return it == reg.devices.end() ? nullptr : it->second.lock();
 }
 
 Status Device::adopt(Vendor vendor, int index, Context context, std::shared_ptr<void> owner,

@@ -88,9 +88,12 @@ struct launch_args_fit<void(Params...), Args...>
 
 class Device {
  public:
-  // The device `index` (-1: the first) of `vendor` (auto_select: AMD first, then NVIDIA). One object per device per
-  // process: every caller asking for the same device gets the same object while one is alive.
+  // The device `index` (-1: the first visible one) of `vendor` (auto_select: AMD first, then NVIDIA). One object per
+  // device per process: every caller asking for the same device gets the same object while one is alive. Indices
+  // are the engine's (Api::ordinals). Automatic placement of a scoring session is placement.h's, not this.
   static Status get(Vendor vendor, int index, std::shared_ptr<Device>* out);
+  // The live Device of `vendor` (amd or nvidia) device `index`, or null; opens nothing.
+  static std::shared_ptr<Device> find(Vendor vendor, int index);
 
   // ---- External CUDA contexts (NVIDIA; GStreamer's decoders, engine/hip/cuda_memory.cpp) ----
   // A Device of `vendor` device `index` on an existing context `context` (a CUcontext the caller made, e.g. a

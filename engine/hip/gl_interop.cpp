@@ -366,12 +366,13 @@ Status Importer::create(Vendor vendor, int device_id, std::unique_ptr<Importer>*
     const hip::DeviceInfo& di = device->info();
     id.vendor = from_hip(di.vendor);
     id.index = di.index;
+    id.runtime_ordinal = device->api().ordinal_of(di.index);
     id.name = di.name;
     id.pci_bus_id = di.pci_bus_id;
     id.runtime = di.library + " (driver " + std::to_string(di.driver_version) + ")";
     // Same-GPU check (no interop call): the device UUID and how many devices the runtime has.
     if (di.vendor == hip::Vendor::nvidia) id.uuid = hip::cuda_device_uuid(device->api(), di.index);
-    device->api().device_count.fn(&id.vendor_devices);
+    id.vendor_devices = device->api().runtime_device_count;  // also those HIP_VISIBLE_DEVICES hides from the engine
   }
   SameGpu same;
   VMAFX_TRY(check_context(ctx, dev_status.is_ok() ? &id : nullptr, dev_status.to_string(), &same));

@@ -15,6 +15,7 @@
 #include "hip/device.h"
 #include "hip/gpu_features.h"
 #include "hip/pipeline.h"
+#include "hip/placement.h"
 
 namespace vmafx::hip {
 
@@ -37,11 +38,28 @@ class HipBackend final : public features::Backend {
 
   Status init(const features::Plan& plan, const BackendOptions& opt) {
     plan_ = plan;
-    VMAFX_TRY(Device::get(opt.vendor, opt.device_id, &device_));
+    std::string placed;
+    if (opt.device_id < 0) {
+      // Automatic placement (placement.h): the session is counted on its device before the Device is opened, so
+      // that sessions set up at the same time spread.
+      const Api* api = nullptr;
+      VMAFX_TRY(load_api(opt.vendor, &api));
+      Placement p;
+      VMAFX_TRY(place_session(*api, &p));
+      VMAFX_TRY(Device::get(api->vendor, p.session.index(), &device_));
+      session_ = std::move(p.session);
+      placed = p.reason;
+    } else {
+      VMAFX_TRY(Device::get(opt.vendor, opt.device_id, &device_));
+      session_ = DeviceSession::count(device_->info().vendor, device_->info().index);
+    }
     const EngineTuning& tuning = opt.tuning;
     if (tuning.sync_launches) device_->set_sync_launches(true);
     const DeviceInfo& info = device_->info();
-    description_ = std::string("hip: ") + vendor_name(info.vendor) + " " + info.name + " (" + info.arch + ")";
+    // Where the session went: "device 0", or with several visible devices "placed automatically on device 1 of 2
+    // (what was compared)".
+    description_ = std::string("hip: ") + vendor_name(info.vendor) + " " + info.name + " (" + info.arch + "), " +
+                   (placed.empty() ? "device " + std::to_string(info.index) : placed);
     PipelineConfig pc;
     pc.width = plan.geometry.width;
     pc.height = plan.geometry.height;
@@ -110,6 +128,7 @@ class HipBackend final : public features::Backend {
   }
 
   std::string description() const override { return description_; }
+  int device() const override { return device_ ? device_->info().index : -1; }
   std::vector<std::string> cpu_features() const override { return cpu_names_; }
   size_t capacity() const override { return std::max<size_t>(8, cpu_ ? cpu_->capacity() : 0); }
   bool accepts(MemoryKind m) const override { return m == MemoryKind::host || !cpu_; }
@@ -171,6 +190,7 @@ class HipBackend final : public features::Backend {
   Done done_;
   features::Plan plan_;
   std::shared_ptr<Device> device_;
+  DeviceSession session_;  // this session, counted on device_ while the backend lives (placement.h)
   std::shared_ptr<HipPipeline> pipeline_;
   std::unique_ptr<features::Backend> cpu_;
   std::vector<GpuSlot> gpu_;

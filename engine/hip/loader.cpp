@@ -11,6 +11,8 @@
 
 #include "hip/api.h"
 #include "hip/loader_internal.h"
+#include "hip/runtime_abi.h"
+#include "hip/visibility.h"
 
 namespace vmafx::hip {
 
@@ -42,6 +44,16 @@ std::string Api::describe(int code) const {
   std::string s = name ? name : ("error " + std::to_string(code));
   if (text && *text) s += std::string(" (") + text + ")";
   return s;
+}
+
+int Api::ordinal_of(int index) const {
+  return index >= 0 && size_t(index) < ordinals.size() ? ordinals[size_t(index)] : -1;
+}
+
+int Api::index_of(int ordinal) const {
+  for (size_t i = 0; i < ordinals.size(); i++)
+    if (ordinals[i] == ordinal) return int(i);
+  return -1;
 }
 
 std::string ProbeReport::summary() const {
@@ -91,7 +103,8 @@ void* open_library(const std::string& name, std::string* error) {
 void* find_symbol(void* lib, const char* name) { return lib ? dlsym(lib, name) : nullptr; }
 
 bool init_runtime(void* lib, const char* init, const char* count, std::string (*error)(void* lib, int code),
-                  int* device_count, std::string* why) {
+                  int* device_count, std::string* why, bool* no_device) {
+  *no_device = false;
   int (*init_fn)(unsigned) = nullptr;
   int (*count_fn)(int*) = nullptr;
   if (!resolve(lib, init, &init_fn) || !resolve(lib, count, &count_fn)) {
@@ -101,16 +114,20 @@ bool init_runtime(void* lib, const char* init, const char* count, std::string (*
   int rc = init_fn(0);
   if (rc != 0) {
     *why = std::string(init) + " failed: " + error(lib, rc);
+    // ROCm 5's hipInit answers hipErrorInvalidDevice when it finds no device (Debian 12's, measured).
+    *no_device = rc == abi::kErrorNoDevice || rc == abi::kErrorInvalidDevice;
     return false;
   }
   int n = 0;
   rc = count_fn(&n);
   if (rc != 0) {
     *why = std::string(count) + " failed: " + error(lib, rc);
+    *no_device = rc == abi::kErrorNoDevice;
     return false;
   }
   if (n <= 0) {
     *why = "0 devices";
+    *no_device = true;
     return false;
   }
   *device_count = n;
@@ -177,14 +194,26 @@ std::string rtc_version(const RtcRaw& r) {
 
 namespace {
 
+const char* environment(const char* name) { return std::getenv(name); }
+
 // Tries the libraries in order; the first that opens, initialises and has a device wins. A library that opened
-// but failed is left open: unloading a GPU runtime after its init is not safe.
+// but failed is left open: unloading a GPU runtime after its init is not safe. A runtime that sees no device while
+// its visibility variables are set fails with no_gpu_visible() naming them; on NVIDIA HIP_VISIBLE_DEVICES then
+// selects among the devices the driver shows (select_visible).
 Status probe(Vendor vendor, const std::vector<std::string>& libraries, ProbeReport* report, void** handle) {
   report->vendor = vendor;
   report->attempts.clear();
   report->library.clear();
   report->device_count = 0;
+  report->runtime_device_count = 0;
+  report->ordinals.clear();
   *handle = nullptr;
+  const std::vector<VisibilitySetting> settings = visibility_settings(vendor, environment);
+  const char* hip_visible = vendor == Vendor::nvidia ? std::getenv(kHipVisibleDevices) : nullptr;
+  std::vector<VisibilitySetting> all = settings;
+  if (hip_visible) all.push_back({kHipVisibleDevices, hip_visible});
+  report->visibility = describe_settings(all);
+  bool hidden = false;  // a runtime initialised (or answered) and saw no device, with visibility variables set
   for (const auto& lib : libraries) {
     std::string error;
     void* h = detail::open_library(lib, &error);
@@ -194,18 +223,40 @@ Status probe(Vendor vendor, const std::vector<std::string>& libraries, ProbeRepo
     }
     int count = 0;
     std::string why;
-    const bool ok = vendor == Vendor::amd ? detail::amd_init(h, &count, &why) : detail::cuda_init(h, &count, &why);
+    bool no_device = false;
+    const bool ok = vendor == Vendor::amd ? detail::amd_init(h, &count, &why, &no_device)
+                                          : detail::cuda_init(h, &count, &why, &no_device);
     if (!ok) {
       report->attempts.push_back(lib + ": loaded, " + why);
+      hidden = hidden || (no_device && !settings.empty());
       continue;
     }
-    report->attempts.push_back(lib + ": ok, " + std::to_string(count) + " device(s)");
+    std::vector<int> ordinals;
+    if (hip_visible) {
+      Status s = select_visible(hip_visible, count, &ordinals);
+      if (!s) {
+        report->attempts.push_back(lib + ": loaded, " + std::to_string(count) + " device(s), " + s.message());
+        // What CUDA showed was narrowed before: say by what.
+        if (!settings.empty()) s = Status(s.code(), s.message() + "; the CUDA devices are those " +
+                                                        describe_settings(settings) + " leaves");
+        return s;
+      }
+    } else {
+      for (int i = 0; i < count; i++) ordinals.push_back(i);
+    }
+    report->attempts.push_back(lib + ": ok, " + std::to_string(count) + " device(s)" +
+                               (hip_visible ? ", " + std::to_string(ordinals.size()) + " of them visible (" +
+                                                  describe_settings({all.back()}) + ")"
+                                            : std::string()));
     report->library = lib;
-    report->device_count = count;
+    report->device_count = int(ordinals.size());
+    report->runtime_device_count = count;
+    report->ordinals = std::move(ordinals);
     *handle = h;
     return Status::ok();
   }
   if (libraries.empty()) report->attempts.emplace_back("no library to try");
+  if (hidden) return no_gpu_visible(settings, report->summary());
   return {Errc::device_unavailable, std::string("no ") + vendor_name(vendor) + " GPU: " + report->summary()};
 }
 
@@ -214,6 +265,12 @@ struct VendorState {
   Status status;
   Api api;
 };
+
+// A failure that names a visibility variable ("no GPU visible: ...") or a malformed one: said before the other
+// vendor's reasons.
+bool names_visibility(const Status& s) {
+  return s.code() != Errc::device_unavailable || s.message().find("no GPU visible: ") != std::string::npos;
+}
 
 VendorState& state_of(Vendor v) {
   static VendorState amd, nvidia;
@@ -229,6 +286,9 @@ const Status& load_vendor(Vendor v) {
     if (!st.status) return;
     st.api.vendor = v;
     st.api.library = report.library;
+    st.api.ordinals = report.ordinals;
+    st.api.runtime_device_count = report.runtime_device_count;
+    st.api.visibility = report.visibility;
     st.status = v == Vendor::amd ? detail::amd_fill(h, &st.api) : detail::cuda_fill(h, &st.api);
     if (!st.status) st.status.prepend(std::string("no usable ") + vendor_name(v) + " GPU runtime");
   });
@@ -250,17 +310,21 @@ Status load_api(Vendor vendor, const Api** out) {
     if (s) *out = &state_of(vendor).api;
     return s;
   }
-  std::string why;
+  std::string first, rest;
+  Errc code = Errc::device_unavailable;
   for (Vendor v : {Vendor::amd, Vendor::nvidia}) {
     const Status& s = load_vendor(v);
     if (s) {
       *out = &state_of(v).api;
       return Status::ok();
     }
-    if (!why.empty()) why += "; ";
-    why += s.message();
+    // What a visibility variable did goes first (the one-line reason of a message is its first clause).
+    std::string& to = names_visibility(s) && first.empty() ? first : rest;
+    if (!to.empty()) to += "; ";
+    to += s.message();
+    if (s.code() != Errc::device_unavailable && code == Errc::device_unavailable) code = s.code();
   }
-  return {Errc::device_unavailable, why};
+  return {code, first.empty() ? rest : rest.empty() ? first : first + "; " + rest};
 }
 
 namespace {

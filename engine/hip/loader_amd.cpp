@@ -23,6 +23,7 @@ struct AmdRaw {
   Err (*hipDeviceGetPCIBusId)(char*, int, int);
   Err (*hipGetDeviceProperties)(void*, int);  // hipGetDevicePropertiesR0600 on ROCm 6+
   Err (*hipDeviceTotalMem)(size_t*, int);
+  Err (*hipMemGetInfo)(size_t*, size_t*);
   Err (*hipSetDevice)(int);
   Err (*hipGetDevice)(int*);
   Err (*hipStreamCreateWithFlags)(void**, unsigned);
@@ -101,6 +102,7 @@ int device_arch(int dev, char* arch, int cap) {
 }
 
 int device_total_memory(int dev, size_t* bytes) { return g.hipDeviceTotalMem(bytes, dev); }
+int memory_info(size_t* free_bytes, size_t* total_bytes) { return g.hipMemGetInfo(free_bytes, total_bytes); }
 
 int context_retain(int dev, Context* out) {
   *out = reinterpret_cast<Context>(intptr_t(dev) + 1);
@@ -216,8 +218,8 @@ int rtc_compile(const std::string& source, const std::string& name, const std::s
 
 }  // namespace
 
-bool amd_init(void* lib, int* device_count_out, std::string* why) {
-  return init_runtime(lib, "hipInit", "hipGetDeviceCount", hip_error, device_count_out, why);
+bool amd_init(void* lib, int* device_count_out, std::string* why, bool* no_device) {
+  return init_runtime(lib, "hipInit", "hipGetDeviceCount", hip_error, device_count_out, why, no_device);
 }
 
 Status amd_fill(void* lib, Api* api) {
@@ -263,6 +265,7 @@ Status amd_fill(void* lib, Api* api) {
   resolve(lib, "hipDeviceGetName", &g.hipDeviceGetName);
   resolve(lib, "hipDeviceGetPCIBusId", &g.hipDeviceGetPCIBusId);
   resolve(lib, "hipDeviceTotalMem", &g.hipDeviceTotalMem);
+  resolve(lib, "hipMemGetInfo", &g.hipMemGetInfo);
   resolve(lib, "hipMemsetD8Async", &g.hipMemsetD8Async);
   resolve(lib, "hipImportExternalMemory", &g.hipImportExternalMemory);
   resolve(lib, "hipExternalMemoryGetMappedBuffer", &g.hipExternalMemoryGetMappedBuffer);
@@ -288,6 +291,7 @@ Status amd_fill(void* lib, Api* api) {
   bind(api->device_arch, device_arch, "hipGetDeviceProperties", g.hipGetDeviceProperties != nullptr, api);
   bind(api->device_total_memory, device_total_memory, "hipDeviceTotalMem",
        g.hipDeviceTotalMem != nullptr, api);
+  bind(api->memory_info, memory_info, "hipMemGetInfo", g.hipMemGetInfo != nullptr, api);
   bind(api->context_retain, context_retain, "hipSetDevice", g.hipSetDevice != nullptr, api);
   bind(api->context_release, context_release, "hipSetDevice", g.hipSetDevice != nullptr, api);
   bind(api->context_make_current, context_make_current, "hipSetDevice", g.hipSetDevice != nullptr, api);

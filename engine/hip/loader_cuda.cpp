@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // NVIDIA backend of the dispatch table: the CUDA driver API of libcuda.so.1 resolved with dlsym (the `_v2` names
 // where the driver has them), wrapped in the table's signatures. Device pointers travel as void* and are converted
-// to CUdeviceptr here.
+// to CUdeviceptr here. Devices travel as engine indices and become CUDA ordinals here (Api::ordinals: the devices
+// HIP_VISIBLE_DEVICES selects among those CUDA shows).
 #include <cstdint>
 #include <cstdio>
 #include <vector>
@@ -27,6 +28,7 @@ struct CudaRaw {
   CUresult (*cuDeviceGetPCIBusId)(char*, int, CUdevice);
   CUresult (*cuDeviceGetAttribute)(int*, int, CUdevice);
   CUresult (*cuDeviceTotalMem)(size_t*, CUdevice);
+  CUresult (*cuMemGetInfo)(size_t*, size_t*);
   CUresult (*cuDevicePrimaryCtxRetain)(void**, CUdevice);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
   CUresult (*cuCtxSetCurrent)(void*);
@@ -73,6 +75,13 @@ struct CudaRaw {
 };
 
 CudaRaw g;
+std::vector<int> visible;  // engine device index -> CUDA ordinal (Api::ordinals), set by cuda_fill
+
+// The CUdevice of engine device `index`.
+int device_of(int index, CUdevice* d) {
+  if (index < 0 || size_t(index) >= visible.size()) return abi::kErrorInvalidDevice;
+  return g.cuDeviceGet(d, visible[size_t(index)]);
+}
 
 CUdeviceptr dptr(const void* p) { return CUdeviceptr(reinterpret_cast<uintptr_t>(p)); }
 
@@ -87,40 +96,44 @@ const char* error_string(int code) {
   return s;
 }
 
-int device_count(int* n) { return g.cuDeviceGetCount(n); }
-int device_name(int ordinal, char* name, int cap) {
+int device_count(int* n) {
+  *n = int(visible.size());
+  return 0;
+}
+int device_name(int index, char* name, int cap) {
   CUdevice d = 0;
-  int rc = g.cuDeviceGet(&d, ordinal);
+  int rc = device_of(index, &d);
   return rc ? rc : g.cuDeviceGetName(name, cap, d);
 }
-int device_pci_bus_id(int ordinal, char* bus, int cap) {
+int device_pci_bus_id(int index, char* bus, int cap) {
   CUdevice d = 0;
-  int rc = g.cuDeviceGet(&d, ordinal);
+  int rc = device_of(index, &d);
   return rc ? rc : g.cuDeviceGetPCIBusId(bus, cap, d);
 }
-int device_arch(int ordinal, char* arch, int cap) {
+int device_arch(int index, char* arch, int cap) {
   CUdevice d = 0;
   int major = 0, minor = 0;
-  int rc = g.cuDeviceGet(&d, ordinal);
+  int rc = device_of(index, &d);
   if (rc == 0) rc = g.cuDeviceGetAttribute(&major, abi::kCuAttrComputeCapabilityMajor, d);
   if (rc == 0) rc = g.cuDeviceGetAttribute(&minor, abi::kCuAttrComputeCapabilityMinor, d);
   if (rc == 0) std::snprintf(arch, size_t(cap), "sm_%d%d", major, minor);
   return rc;
 }
-int device_total_memory(int ordinal, size_t* bytes) {
+int device_total_memory(int index, size_t* bytes) {
   CUdevice d = 0;
-  int rc = g.cuDeviceGet(&d, ordinal);
+  int rc = device_of(index, &d);
   return rc ? rc : g.cuDeviceTotalMem(bytes, d);
 }
+int memory_info(size_t* free_bytes, size_t* total_bytes) { return g.cuMemGetInfo(free_bytes, total_bytes); }
 
-int context_retain(int ordinal, Context* out) {
+int context_retain(int index, Context* out) {
   CUdevice d = 0;
-  int rc = g.cuDeviceGet(&d, ordinal);
+  int rc = device_of(index, &d);
   return rc ? rc : g.cuDevicePrimaryCtxRetain(out, d);
 }
-int context_release(int ordinal) {
+int context_release(int index) {
   CUdevice d = 0;
-  int rc = g.cuDeviceGet(&d, ordinal);
+  int rc = device_of(index, &d);
   return rc ? rc : g.cuDevicePrimaryCtxRelease(d);
 }
 int context_make_current(Context ctx) { return g.cuCtxSetCurrent(ctx); }
@@ -290,8 +303,8 @@ int rtc_compile(const std::string& source, const std::string& name, const std::s
 
 }  // namespace
 
-bool cuda_init(void* lib, int* device_count_out, std::string* why) {
-  return init_runtime(lib, "cuInit", "cuDeviceGetCount", cuda_error, device_count_out, why);
+bool cuda_init(void* lib, int* device_count_out, std::string* why, bool* no_device) {
+  return init_runtime(lib, "cuInit", "cuDeviceGetCount", cuda_error, device_count_out, why, no_device);
 }
 
 Status cuda_fill(void* lib, Api* api) {
@@ -339,6 +352,7 @@ Status cuda_fill(void* lib, Api* api) {
   resolve(lib, "cuDeviceGetName", &g.cuDeviceGetName);
   resolve(lib, "cuDeviceGetPCIBusId", &g.cuDeviceGetPCIBusId);
   resolve_v2(lib, "cuDeviceTotalMem", &g.cuDeviceTotalMem);
+  resolve_v2(lib, "cuMemGetInfo", &g.cuMemGetInfo);
   resolve(lib, "cuMemsetD8Async", &g.cuMemsetD8Async);
   resolve(lib, "cuLaunchHostFunc", &g.cuLaunchHostFunc);
   resolve_v2(lib, "cuLinkCreate", &g.cuLinkCreate);
@@ -356,6 +370,7 @@ Status cuda_fill(void* lib, Api* api) {
   resolve(lib, "cuGraphicsUnregisterResource", &g.cuGraphicsUnregisterResource);
 
   if (g.cuDriverGetVersion) g.cuDriverGetVersion(&api->driver_version);
+  visible = api->ordinals;
   api->code_not_ready = abi::kErrorNotReady;
   api->error_name = error_name;
   api->error_string = error_string;
@@ -364,6 +379,7 @@ Status cuda_fill(void* lib, Api* api) {
   bind(api->device_pci_bus_id, device_pci_bus_id, "cuDeviceGetPCIBusId", g.cuDeviceGetPCIBusId != nullptr, api);
   bind(api->device_arch, device_arch, "cuDeviceGetAttribute", true, api);
   bind(api->device_total_memory, device_total_memory, "cuDeviceTotalMem_v2", g.cuDeviceTotalMem != nullptr, api);
+  bind(api->memory_info, memory_info, "cuMemGetInfo_v2", g.cuMemGetInfo != nullptr, api);
   bind(api->context_retain, context_retain, "cuDevicePrimaryCtxRetain", true, api);
   bind(api->context_release, context_release, "cuDevicePrimaryCtxRelease_v2", true, api);
   bind(api->context_make_current, context_make_current, "cuCtxSetCurrent", true, api);

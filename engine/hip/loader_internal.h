@@ -35,17 +35,19 @@ void bind(E& entry, F fn, const char* symbol, bool present, Api* api) {
 
 // Calls the runtime's init entry point `init` (with flags 0) and device counter `count` from `lib`. false with the
 // reason in *why: "symbol <init> or <count> missing", "<init> failed: <error(lib, rc)>", "<count> failed: ...",
-// "0 devices".
+// "0 devices"; *no_device is true when the failure says the runtime sees no device (init or count answered
+// hipErrorNoDevice / CUDA_ERROR_NO_DEVICE, init hipErrorInvalidDevice / CUDA_ERROR_INVALID_DEVICE, or the count is 0),
+// which visibility variables can cause.
 bool init_runtime(void* lib, const char* init, const char* count, std::string (*error)(void* lib, int code),
-                  int* device_count, std::string* why);
+                  int* device_count, std::string* why, bool* no_device);
 
 // Initialises the runtime in `lib` and counts devices. false with the reason ("hipInit failed: ...", "0 devices",
 // "symbol hipInit missing") in *why.
-bool amd_init(void* lib, int* device_count, std::string* why);
-bool cuda_init(void* lib, int* device_count, std::string* why);
+bool amd_init(void* lib, int* device_count, std::string* why, bool* no_device);
+bool cuda_init(void* lib, int* device_count, std::string* why, bool* no_device);
 
 // Fills the process-wide table from `lib` (already initialised). Fails when a symbol the engine cannot work without
-// is missing; optional ones end up in api->missing.
+// is missing; optional ones end up in api->missing. api->ordinals is set before (the engine's devices).
 Status amd_fill(void* lib, Api* api);
 Status cuda_fill(void* lib, Api* api);
 

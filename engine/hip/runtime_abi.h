@@ -12,6 +12,8 @@ namespace vmafx::hip::abi {
 // Result codes both runtimes share.
 constexpr int kSuccess = 0;
 constexpr int kErrorOutOfMemory = 2;  // hipErrorOutOfMemory, CUDA_ERROR_OUT_OF_MEMORY
+constexpr int kErrorNoDevice = 100;   // hipErrorNoDevice, CUDA_ERROR_NO_DEVICE (init or count: no device visible)
+constexpr int kErrorInvalidDevice = 101;  // hipErrorInvalidDevice, CUDA_ERROR_INVALID_DEVICE
 constexpr int kErrorNotReady = 600;  // hipErrorNotReady, CUDA_ERROR_NOT_READY
 
 // ---- CUDA driver API --------------------------------------------------------------------------------------------

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Test seams of the HIP engine (core/test_hooks.h explains test hooks): the frame pipeline's planted defects, which
-// the GPU parity tests must catch, and a counter of upload-stream submits. Included by engine/hip and by tests only.
-// Without test hooks planted_defect() is the constant Plant::none, so HipPipeline's planted branches are removed by
-// the compiler, and the counter is an empty inline function; neither the environment variable nor the counter
+// the GPU parity tests must catch, a counter of upload-stream submits, and a simulated device list for placement.
+// Included by engine/hip and by tests only. Without test hooks planted_defect() is the constant Plant::none, so
+// HipPipeline's planted branches are removed by the compiler, the counters are empty inline functions and
+// simulated_devices() is the constant false; neither the environment variable, the counters nor the simulated list
 // exists in the binary.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "core/test_hooks.h"
 
@@ -23,6 +25,14 @@ namespace vmafx::hip {
 //                        slot before the helpers have filled it.
 enum class Plant { none, clear_before_upload, skip_wait, skip_upload_submit, skip_gate };
 
+// A device of the simulated list that stands in for the runtime's devices in placement (placement.h): its free and
+// total memory, or a memory query that fails.
+struct SimulatedDevice {
+  uint64_t free_bytes = 0;
+  uint64_t total_bytes = 0;
+  bool query_fails = false;
+};
+
 namespace hip_hooks {
 
 #if VMAFX_TEST_HOOKS
@@ -34,9 +44,19 @@ const char* plant_name(Plant p);
 // Device::submit_upload calls (upload-stream submits) of this process so far.
 uint64_t upload_submits();
 void count_upload_submit();
+// While a non-empty list is set, place_session sees these devices (their number, and each one's memory query)
+// instead of the runtime's; the session counts stay real. An empty list restores the runtime's devices.
+void simulate_devices(std::vector<SimulatedDevice> devices);
+// The simulated list (true) or none (false).
+bool simulated_devices(std::vector<SimulatedDevice>* out);
+// Device memory queries placement has made so far in this process (real or simulated).
+uint64_t memory_queries();
+void count_memory_query();
 #else
 constexpr Plant planted_defect() { return Plant::none; }
 inline void count_upload_submit() {}
+constexpr bool simulated_devices(std::vector<SimulatedDevice>*) { return false; }
+inline void count_memory_query() {}
 #endif
 
 }  // namespace hip_hooks

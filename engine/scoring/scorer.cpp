@@ -89,6 +89,7 @@ class ScorerImpl final : public Scorer {
   RangeContext range_context() const override;
   Backend backend() const override { return backend_kind_; }
   std::string backend_description() const override { return backend_->description(); }
+  int device() const override { return backend_->device(); }
 
   Status submit(FramePair pair, bool block) override {
     return submit(std::move(pair), block ? Clock::time_point::max() : Clock::time_point::min());

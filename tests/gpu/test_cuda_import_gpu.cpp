@@ -277,7 +277,7 @@ TEST(CudaImportGpu, FramesOfAnotherContextAreCopiedOrRefused) {
   hip::Context previous = nullptr;
   api.context_get_current.fn(&previous);
   int cudev = 0;
-  ASSERT_EQ(drv->device_get(&cudev, dev->info().index), 0);
+  ASSERT_EQ(drv->device_get(&cudev, api.ordinal_of(dev->info().index)), 0);
   void* theirs = nullptr;
   ASSERT_EQ(drv->ctx_create(&theirs, 0, cudev), 0);
   std::vector<DeviceNv12> dist(frames);

@@ -20,8 +20,8 @@ namespace vmafx::tools::batch {
 struct ScoreOptions {
   Backend backend = Backend::auto_select;
   Vendor vendor = Vendor::auto_select;
-  int device = -1;       // -1: the first usable GPU (under Slurm: the first of those CUDA_VISIBLE_DEVICES /
-                         // ROCR_VISIBLE_DEVICES leave visible)
+  int device = -1;       // -1: automatic placement among the visible GPUs (ScorerConfig::device_id; under Slurm
+                         // those CUDA_VISIBLE_DEVICES / ROCR_VISIBLE_DEVICES leave visible)
   unsigned threads = 0;  // CPU worker threads (0: the calling thread)
   // Called as frames are submitted: frames of the unit done so far (context frames included) and their total
   // (0 when not known: a whole row read to its end).

@@ -123,22 +123,33 @@ class CudaImporter {
 // What keeps an engine device (and the CUDA context it runs on) alive, and what that context is.
 struct EngineContext {
   void* context = nullptr;  // CUcontext
-  int device = -1;          // CUDA ordinal
+  int device = -1;          // CUDA ordinal (what GStreamer's CUDA context names)
+  int index = -1;           // the engine's device index (ScorerConfig::device_id's; differs with HIP_VISIBLE_DEVICES)
   std::string name;         // "NVIDIA H200"
   bool adopted = false;     // the engine runs on a context it was given (adopt_context), not the primary one
   std::shared_ptr<void> hold;
 };
 
-// The context the engine's NVIDIA device `device_id` (-1: the first) runs on, opening the device (its primary context,
-// or the context adopted for it): the context the element wraps in a GstCudaContext for decoders.
+// The context the engine's NVIDIA device `device_id` (an engine index; -1: the first visible) runs on, opening the
+// device (its primary context, or the context adopted for it): the context the element wraps in a GstCudaContext for
+// decoders.
 Status engine_context(int device_id, EngineContext* out);
 
-// Makes the engine's NVIDIA device `device` run on `context` (a decoder's, created by GStreamer with cuCtxCreate),
-// while `owner` keeps that context alive (released after the engine's streams and events on it). ok when the engine
-// had no live device for that GPU (it then runs on `context` until the hold goes) or already runs on `context`;
-// Errc::busy naming both contexts when it runs on another one (the caller then copies); Errc::invalid_argument when
-// `context` is not a context of `device`.
+// Makes the engine's NVIDIA device of CUDA device `device` (a CUDA ordinal, as a GstCudaContext names it) run on
+// `context` (a decoder's, created by GStreamer with cuCtxCreate), while `owner` keeps that context alive (released
+// after the engine's streams and events on it). ok when the engine had no live device for that GPU (it then runs on
+// `context` until the hold goes) or already runs on `context`; Errc::busy naming both contexts when it runs on
+// another one (the caller then copies); Errc::invalid_argument when `context` is not a context of `device`;
+// Errc::device_unavailable when the engine does not see that GPU (HIP_VISIBLE_DEVICES leaves it out).
 Status adopt_context(void* context, int device, std::shared_ptr<void> owner, EngineContext* out);
+
+// Device numbers: CUDA's ordinals (GStreamer's CUDA contexts and memory, CUDA_VISIBLE_DEVICES applied) and the
+// engine's indices (device-id, ScorerConfig::device_id: HIP_VISIBLE_DEVICES applied on top) are the same unless
+// HIP_VISIBLE_DEVICES is set. The engine index of CUDA device `cuda_ordinal`, -1 when the engine does not see it or
+// has no NVIDIA runtime; the CUDA ordinal of engine device `index` (-1 for -1; `index` itself without an NVIDIA
+// runtime or past the visible devices). The first call loads the NVIDIA runtime.
+int engine_device_index(int cuda_ordinal);
+int cuda_device_ordinal(int index);
 
 // True when this build has the HIP engine (else every call above is Errc::device_unavailable).
 bool cuda_import_built();

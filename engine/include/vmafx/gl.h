@@ -64,12 +64,16 @@ bool is_software_renderer(std::string_view renderer);
 // The GPU the engine scores on, as the check sees it.
 struct DeviceIdentity {
   Vendor vendor = Vendor::auto_select;  // amd or nvidia
-  int index = -1;                       // the runtime's device ordinal
+  int index = -1;                       // the engine's device index (the picture's device)
+  // The runtime's own ordinal of the device (CUDA's: what EGL_NV_device_cuda and cuGLGetDevices name), which
+  // HIP_VISIBLE_DEVICES on NVIDIA makes differ from `index`; -1: the same as `index`.
+  int runtime_ordinal = -1;
   std::string name;                     // "NVIDIA H200"
   std::string pci_bus_id;               // "0000:00:06.0"
   std::string runtime;                  // "libcuda.so.1 (driver 13000)"
   std::string uuid;                     // NVIDIA: cuDeviceGetUuid as 32 hex digits, else ""
   int vendor_devices = 0;               // devices the runtime has (the renderer-name rule needs it to be 1)
+  int ordinal() const { return runtime_ordinal >= 0 ? runtime_ordinal : index; }
   // "nvidia device 0 'NVIDIA H200' (PCI 0000:00:06.0)"
   std::string describe() const;
 };

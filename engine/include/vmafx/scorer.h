@@ -64,7 +64,12 @@ struct ScorerConfig {
   unsigned subsample = 1;  // score every n-th frame (libvmaf --subsample); temporal features still see every frame
   Backend backend = Backend::cpu;
   Vendor vendor = Vendor::auto_select;
-  int device_id = -1;      // -1: first usable device
+  // backend=hip: the GPU, an index into the visible devices (the runtime's visibility variables, and on NVIDIA also
+  // HIP_VISIBLE_DEVICES, decide which those are). -1: automatic placement: each new scorer goes to the visible GPU
+  // with the fewest scorers of this process, ties broken by the most free memory, then the lowest index (so scorers
+  // made at once spread over the GPUs before their allocations show, and GPUs other processes fill are avoided);
+  // backend_description() and device() say where it went. An explicit index is used as given.
+  int device_id = -1;
   ScaleMethod scale = ScaleMethod::bicubic;  // used only when the distorted geometry differs from the reference's
   // Scheduling and instruction-set settings (vmafx/tuning.h): the engine's defaults unless the caller says, e.g. from
   // tuning_from_environment(). Scores do not depend on them.
@@ -143,7 +148,11 @@ class Scorer {
   // The context every part of the stream needs for these features (the largest window among them).
   virtual RangeContext range_context() const = 0;
   virtual Backend backend() const = 0;  // the backend actually used (cpu when auto fell back)
+  // "cpu"; "hip: nvidia NVIDIA H200 (sm_90), device 0, 6 lanes"; placed among several GPUs: "hip: ... (sm_90),
+  // placed automatically on device 1 of 2 (0: 1 session, 80.2 of 140.4 GiB free; 1: 0 sessions, ...), 6 lanes".
   virtual std::string backend_description() const = 0;
+  // The GPU the scorer runs on (an index into the visible devices, ScorerConfig::device_id's), -1 on the CPU.
+  virtual int device() const = 0;
 
   // Hands over a pair. block=true waits while the pipeline is full; block=false returns Errc::busy instead (the
   // pair's release is then called, nothing was queued). Errors are sticky: every later call returns the first.
