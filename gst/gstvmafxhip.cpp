@@ -73,7 +73,10 @@ void src_loop(GstVmafxhip* self) {
                   committed;
       gst_object_unref(p);
     }
-    GST_DEBUG_OBJECT(self, "preroll: the other pads' upstream %s",
+    committed = vg::wait_pad_adders_committed(GST_ELEMENT(self), self->src, until,
+                                              [&s] { return s.failed.load() || s.pairing.failed(); }) &&
+                committed;
+    GST_DEBUG_OBJECT(self, "preroll: the other pads' upstream and the pipeline's decoding bins %s",
                      committed ? "committed its state" : "still changes state; the output opens anyway");
     s.pairing.open_output();
     return;

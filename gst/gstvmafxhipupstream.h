@@ -23,4 +23,11 @@ namespace vmafx::gst {
 // polls every 50 ms. True when nothing was pending any more.
 bool wait_upstream_committed(GstPad* sink_pad, gint64 deadline_us, const std::function<bool()>& cancelled);
 
+// The same for the elements of the whole pipeline around `element` that add source pads once they know their
+// streams (decodebin, uridecodebin: a sometimes source pad template) and are not downstream of `src_pad`: a
+// decodebin whose stream will be linked to a request pad of the element has no link to it yet, so the pads' peers
+// do not lead to it. Its ASYNC_DONE comes once it exposed its pads.
+bool wait_pad_adders_committed(GstElement* element, GstPad* src_pad, gint64 deadline_us,
+                               const std::function<bool()>& cancelled);
+
 }  // namespace vmafx::gst
