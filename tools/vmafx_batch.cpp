@@ -62,7 +62,7 @@ void usage(FILE* out) {
                "      (none of these)             the task of $SLURM_ARRAY_TASK_ID, or with --pack P the tasks\n"
                "                                  k*P .. k*P+P-1 of array task k\n"
                "      --backend auto|cpu|hip      where features run (default auto: a GPU when one is usable)\n"
-               "      --vendor auto|amd|nvidia --device N   GPU runtime and device (default: the first visible)\n"
+               "      --vendor auto|amd|nvidia --device N   GPU runtime and device (default: automatic placement)\n"
                "      --threads N                 CPU worker threads (default 0: the calling thread)\n"
                "  status MANIFEST --out-dir DIR   done / failed / missing tasks and the sbatch line for the missing\n"
                "  merge MANIFEST --out-dir DIR -o TABLE.csv|TABLE.json   one row per manifest row, pooled scores\n"
