@@ -102,9 +102,10 @@ void src_loop(GstVmafxhip* self) {
   s.pairing.output_failed();  // the output pad's next buffer returns it upstream
   // Not linked or an error downstream: said here, as GStreamer's aggregators say it from their source task (an
   // upstream that is not told — a tee whose other branch is fine — would otherwise go on without an error).
-  if ((flow == GST_FLOW_NOT_LINKED || flow < GST_FLOW_EOS) && !s.failed.exchange(true)) {
+  if ((flow == GST_FLOW_NOT_LINKED || flow < GST_FLOW_EOS) && !s.error_claimed.exchange(true)) {
+    GST_ELEMENT_FLOW_ERROR(self, flow);  // before the pads fail: the cause reaches the bus first
+    s.failed = true;
     s.pairing.fail();
-    GST_ELEMENT_FLOW_ERROR(self, flow);
   }
   gst_pad_pause_task(self->src);
 }
@@ -619,6 +620,7 @@ bool start(GstVmafxhip* self) {
     a = s.settings;
   }
   if (a.log_level != vg::LOG_NONE) gst_debug_category_set_threshold(gst_vmafxhip_debug, vg::to_debug_level(a.log_level));
+  s.error_claimed = false;
   s.failed = false;
   s.out_flow = GST_FLOW_OK;
   struct DistPad {

@@ -63,6 +63,9 @@ struct ElementState {
 
   vg::StreamPairing pairing;
   std::unique_ptr<vg::ScoringSession> session;
+  // One error per run: the thread that claims it posts it, then sets `failed` (the pads return GST_FLOW_ERROR from
+  // then on), so the cause reaches the bus before the errors upstream elements post about that flow.
+  std::atomic<bool> error_claimed{false};
   std::atomic<bool> failed{false};
   std::atomic<GstFlowReturn> out_flow{GST_FLOW_OK};
 

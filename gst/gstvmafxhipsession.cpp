@@ -18,13 +18,15 @@ std::string pad_name(GstVmafxhip* self, unsigned id) {
   return it == s.pads.end() ? "dist_sink" : it->second.name;
 }
 
-// Posts an error once per run (later failures are consequences of the first) and fails the pairing.
+// Posts an error once per run (later failures are consequences of the first), then fails the pairing: in that
+// order, so the cause is on the bus before the pads return GST_FLOW_ERROR and their upstream posts its own error.
 void post_error_at(const char* file, const char* function, int line, GstVmafxhip* self, vg::ErrorCode code,
                    const std::string& text, const std::string& debug) {
   ElementState& s = state(self);
-  if (s.failed.exchange(true)) return;
-  s.pairing.fail();
+  if (s.error_claimed.exchange(true)) return;
   vg::post_text(GST_ELEMENT(self), GST_MESSAGE_ERROR, code, text, debug, file, function, line);
+  s.failed = true;
+  s.pairing.fail();
 }
 
 void post_message(GstVmafxhip* self, GstMessageType type, const std::string& text, const std::string& debug,

@@ -201,8 +201,10 @@ void ScoringSession::stop() {
 
 void ScoringSession::error(int kind, Errc code, const std::string& text, const std::string& detail) {
   if (failed_.exchange(true)) return;
-  pairing_->fail();
+  // The error first: once the pairing fails, the pads return GST_FLOW_ERROR and their upstream posts its own
+  // "Internal data stream error", which must not reach the bus before the cause.
   if (cb_.on_error) cb_.on_error(kind, code, text, detail);
+  pairing_->fail();
 }
 
 void ScoringSession::run() {
