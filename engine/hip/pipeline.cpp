@@ -212,9 +212,7 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   std::shared_ptr<HipPipeline> p(new HipPipeline());
   p->device_ = device;
   p->cfg_ = cfg;
-  if (cfg.scaler) {
-    VMAFX_TRY(ScaleGpu::create(device, *cfg.scaler, &p->scale_));
-  } else {
+  if (!cfg.scaler) {
     p->cfg_.dist_width = cfg.width;
     p->cfg_.dist_height = cfg.height;
   }
@@ -226,16 +224,22 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   if (cfg.lanes > Device::kMaxLanes - 1)
     return {Errc::invalid_argument, "HIP pipeline: " + std::to_string(cfg.lanes) + " lanes (1.." +
                                         std::to_string(Device::kMaxLanes - 1) + ", 0: the default)"};
-  // Lanes order their reads of the plane sets by slot events, which needs the upload stream's one set per slot; the
-  // scaler's output is one buffer, written on the library stream.
-  p->lanes_ = p->upload_stream_ && !cfg.scaler ? requested_lanes(*device, cfg.lanes) : 1u;
+  // Lanes order their reads of the plane sets by slot events, which needs the upload stream's one set per slot.
+  p->lanes_ = p->upload_stream_ ? requested_lanes(*device, cfg.lanes) : 1u;
   if (p->lanes_ > 1) VMAFX_TRY(device->ensure_lanes(p->lanes_ + 1));
+  if (cfg.scaler) {
+    // One scaler per lane (its output planes are the frame's distorted planes until the frame's work is done); a
+    // frame is scaled on its lane, so the scaling of one frame overlaps the features of the frames before it.
+    p->scales_.resize(p->lanes_);
+    for (auto& s : p->scales_) VMAFX_TRY(ScaleGpu::create(device, *cfg.scaler, &s));
+  }
   p->slots_.resize(cfg.slots);
   for (Slot& s : p->slots_) {
     VMAFX_TRY(Event::create(device, &s.event));
     if (p->lanes_ > 1) {
       VMAFX_TRY(Event::create(device, &s.fork));
       VMAFX_TRY(Event::create(device, &s.join));
+      if (cfg.scaler) VMAFX_TRY(Event::create(device, &s.scaled));
     }
   }
   unsigned helpers = 0;
@@ -404,7 +408,7 @@ Status HipPipeline::stage(const PictureView& ref, const PictureView& dist, bool 
   size_t end = 0;
   auto plane = [&](const PictureView& v, unsigned p, DevicePlane* dp) -> Status {
     // The scaler reads the distorted chroma planes whole (their stored size), as swscale does.
-    const bool stored = scale_ && &v == &dist;
+    const bool stored = !scales_.empty() && &v == &dist;
     if (v.memory == MemoryKind::device) return device_plane(v, p, dp, stored);
     const PlaneView& pv = v.planes[p];
     uint32_t w, h;
@@ -464,17 +468,19 @@ void HipPipeline::plane_size(const PictureView& v, unsigned p, bool stored, uint
 
 Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const FramePlanes& in, unsigned slot) {
   FramePlanes planes = in;
-  if (scale_ && planes.dist[0].data) {
-    // The distorted planes at the reference's size first; the features read the scaler's output on the same stream.
-    VMAFX_TRY(scale_->launch(in.dist, planes.planes).prepend("scaling the distorted frame"));
+  const bool scaled = !scales_.empty() && planes.dist[0].data;
+  // The distorted planes at the reference's size first, by the scaler of `lane` on the current stream; the features
+  // read its output after it.
+  auto scale_on = [&](unsigned lane) -> Status {
+    ScaleGpu& sc = *scales_[lane];
+    VMAFX_TRY(sc.launch(in.dist, planes.planes).prepend("scaling the distorted frame"));
     for (unsigned i = 0; i < planes.planes; ++i) {
-      const DevicePlane src = planes.dist[i];
-      planes.dist[i] = scale_->output(i);
+      planes.dist[i] = sc.output(i);
       planes.dist[i].width = i == 0 ? cfg_.width : chroma_width(cfg_.chroma, cfg_.width);
       planes.dist[i].height = i == 0 ? cfg_.height : chroma_height(cfg_.chroma, cfg_.height);
-      (void)src;
     }
-  }
+    return Status::ok();
+  };
   Slot& sl = slots_[slot];
   auto run = [&](bool serial, unsigned lane) -> Status {
     for (const Part& p : parts) {
@@ -488,26 +494,35 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
   };
   if (lanes_ == 1) {
     sl.lane = 0;
+    if (scaled) VMAFX_TRY(scale_on(0));
     VMAFX_TRY(run(false, 0));
     return sl.event.record();
   }
   // Lanes: fork on the library stream (after the upload wait and whatever the caller queued there for this frame's
-  // pictures), the serial features on the serial lane, the others on this frame's lane, which records the slot event
-  // after the serial lane's join.
+  // pictures), the scaling (with a scaler) on this frame's lane, the serial features on the serial lane (after the
+  // scaling), the others on this frame's lane, which records the slot event after the serial lane's join. The lane's
+  // scaler output is overwritten by the lane's next frame only: that is queued after this frame's slot event, which
+  // follows the serial lane's reads.
   const unsigned lane = next_lane_;
   next_lane_ = (lane + 1) % lanes_;
   sl.lane = lane;
   VMAFX_TRY(sl.fork.record());
   const bool any_serial =
       std::any_of(parts.begin(), parts.end(), [&](const Part& p) { return features_[p.feature].serial(); });
+  if (scaled) {
+    StreamScope scope(*device_, device_->lane_stream(lane));
+    VMAFX_TRY(device_->wait_event(sl.fork.handle()));
+    VMAFX_TRY(scale_on(lane));
+    if (any_serial) VMAFX_TRY(sl.scaled.record());
+  }
   if (any_serial) {
     StreamScope scope(*device_, device_->lane_stream(lanes_));
-    VMAFX_TRY(device_->wait_event(sl.fork.handle()));
+    VMAFX_TRY(device_->wait_event((scaled ? sl.scaled : sl.fork).handle()));
     VMAFX_TRY(run(true, 0));
     VMAFX_TRY(sl.join.record());
   }
   StreamScope scope(*device_, device_->lane_stream(lane));
-  VMAFX_TRY(device_->wait_event(sl.fork.handle()));
+  if (!scaled) VMAFX_TRY(device_->wait_event(sl.fork.handle()));
   VMAFX_TRY(run(false, lane));
   if (any_serial) VMAFX_TRY(device_->wait_event(sl.join.handle()));
   return sl.event.record();
@@ -572,11 +587,11 @@ void HipPipeline::finish_copy() {
 Status HipPipeline::device_planes(const PictureView& ref, const PictureView& dist, bool chroma_needed,
                                   FramePlanes* planes) {
   VMAFX_TRY(device_plane(ref, 0, &planes->ref[0]));
-  VMAFX_TRY(device_plane(dist, 0, &planes->dist[0], scale_ != nullptr));
+  VMAFX_TRY(device_plane(dist, 0, &planes->dist[0], !scales_.empty()));
   if (chroma_needed) {
     for (unsigned p = 1; p < 3; ++p) {
       VMAFX_TRY(device_plane(ref, p, &planes->ref[p]));
-      VMAFX_TRY(device_plane(dist, p, &planes->dist[p], scale_ != nullptr));
+      VMAFX_TRY(device_plane(dist, p, &planes->dist[p], !scales_.empty()));
     }
   }
   return Status::ok();

@@ -181,6 +181,7 @@ class HipPipeline {
   struct Slot {
     Event event;        // after all the frame's work (on its lane)
     Event fork, join;   // lanes: on the library stream before the frame's work; on the serial lane after its part
+    Event scaled;       // lanes with a scaler: on the frame's lane after the scaling (the serial lane waits for it)
     unsigned lane = 0;  // the lane that ran the frame
     bool busy = false;
     uint64_t index = 0;
@@ -247,7 +248,7 @@ class HipPipeline {
   unsigned lanes_ = 1;
   unsigned next_lane_ = 0;  // the lane of the next frame (submit thread only)
   std::vector<Registered> features_;
-  std::unique_ptr<ScaleGpu> scale_;  // with PipelineConfig::scaler
+  std::vector<std::unique_ptr<ScaleGpu>> scales_;  // with PipelineConfig::scaler: one per lane
   bool allocated_ = false;
   bool needs_prev_ = false, needs_chroma_ = false;
 

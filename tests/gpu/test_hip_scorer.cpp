@@ -111,13 +111,14 @@ struct ScoreRun {
 };
 
 // Scores `refs` / `dists` with one configuration; every frame's FrameScore in order.
-ScoreRun score(ScorerConfig cfg, const VideoGeometry& g, const std::vector<PictureView>& refs,
-          const std::vector<PictureView>& dists) {
+ScoreRun score(ScorerConfig cfg, const StreamGeometry& g, const std::vector<PictureView>& refs,
+               const std::vector<PictureView>& dists) {
   ScoreRun r;
   cfg.on_notice = [&r](NoticeLevel, const std::string& m, const std::string&) { r.notices.push_back(m); };
   test::FrameLog log;
+  cfg.on_frame = [&log](const FrameScore& fs) { log.add(fs); };
   std::unique_ptr<Scorer> scorer;
-  r.status = test::make_scorer(cfg, g, &log, &scorer);
+  r.status = Scorer::create(cfg, g, &scorer);
   if (!r.status) return r;
   r.backend = scorer->backend_description();
   r.names = scorer->score_names();
@@ -128,6 +129,11 @@ ScoreRun score(ScorerConfig cfg, const VideoGeometry& g, const std::vector<Pictu
   r.status = scorer->flush();
   r.frames = log.frames();
   return r;
+}
+
+ScoreRun score(ScorerConfig cfg, const VideoGeometry& g, const std::vector<PictureView>& refs,
+               const std::vector<PictureView>& dists) {
+  return score(std::move(cfg), StreamGeometry{g, g}, refs, dists);
 }
 
 std::vector<PictureView> views(const test::YuvClip& c) {
@@ -338,6 +344,109 @@ TEST(HipScorer, DeviceFramesEqualCpu) {
       EXPECT_EQ(diffs, 0u) << c.name << " device frames, subsample " << subsample << ": first: " << first;
       std::printf("%s device frames, subsample %u: %zu frames x %zu scores, %zu differ\n", c.name.c_str(), subsample,
                   got.frames.size(), got.names.size(), diffs);
+    }
+  }
+}
+
+// Generated 4:2:0 frames of one size in host memory, and the same copied to device memory.
+struct GeneratedClip {
+  FormatInfo fmt;
+  std::vector<std::vector<uint8_t>> data;
+  std::vector<PictureView> host, device;
+  std::vector<hip::DeviceBuffer> buffers;
+};
+
+// Gradients, a pattern moving with the frame number and seeded noise; every sample within the bit depth.
+void generate_clip(const std::shared_ptr<hip::Device>& dev, uint32_t w, uint32_t h, unsigned bpc, unsigned frames,
+                   uint32_t seed, GeneratedClip* c) {
+  ASSERT_OK(parse_pixel_format("420", bpc, &c->fmt));
+  PlaneLayout lay[3];
+  size_t size = 0;
+  const unsigned np = packed_layout(c->fmt, w, h, lay, &size);
+  const unsigned bps = bpc > 8 ? 2 : 1, maxv = (1u << bpc) - 1;
+  for (unsigned n = 0; n < frames; ++n) {
+    std::vector<uint8_t> buf(size);
+    uint32_t x32 = seed + 7919u * n;
+    const size_t samples = size / bps;
+    const size_t luma = size_t(w) * h;
+    for (size_t i = 0; i < samples; ++i) {
+      x32 = x32 * 1664525u + 1013904223u;
+      const uint32_t x = uint32_t(i < luma ? i % w : (i - luma) % ((w + 1) / 2));
+      const uint32_t y = uint32_t(i < luma ? i / w : ((i - luma) / ((w + 1) / 2)) % ((h + 1) / 2));
+      unsigned v = ((x + 3 * n) * 3 + y * 2 + (((x + n) / 16 + y / 16) % 2) * 40) % 200 + 20 + ((x32 >> 27) & 15);
+      v = std::min(maxv, v << (bpc - 8));
+      if (bps == 1) {
+        buf[i] = uint8_t(v);
+      } else {
+        buf[2 * i] = uint8_t(v & 0xff);
+        buf[2 * i + 1] = uint8_t(v >> 8);
+      }
+    }
+    c->data.push_back(std::move(buf));
+  }
+  for (unsigned n = 0; n < frames; ++n) {
+    PictureView v;
+    ASSERT_OK(make_picture_view(c->fmt, w, h, c->data[n].data(), size, lay, np, &v));
+    c->host.push_back(v);
+    hip::DeviceBuffer b;
+    ASSERT_OK(hip::DeviceBuffer::create(dev, size, &b));
+    ASSERT_OK(dev->copy_async(hip::CopyKind::host_to_device, b.data(), c->data[n].data(), size));
+    PictureView dv = v;
+    dv.memory = MemoryKind::device;
+    dv.device = dev->info().index;
+    for (auto& pl : dv.planes)
+      if (pl.data) pl.data = b.as<uint8_t>() + (pl.data - c->data[n].data());
+    c->device.push_back(dv);
+    c->buffers.push_back(std::move(b));
+  }
+  ASSERT_OK(dev->synchronize());
+}
+
+// A distorted stream of another size than the reference's, scaled on the GPU (one scaler per frame lane) against
+// the CPU scorer's scaling, bit for bit: vmaf_v0.6.1 and psnr (chroma scaled too), down and up, 8 and 10 bits, the
+// default lanes and one lane, host frames and host and device frames mixed.
+TEST(HipScorer, ScaledDistortedEqualsCpu) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  std::shared_ptr<hip::Device> dev;
+  ASSERT_OK(hip::test::test_device(&dev));
+  struct Case {
+    uint32_t rw, rh, dw, dh;
+    unsigned bpc, frames;
+  };
+  for (const Case& c : {Case{640, 360, 320, 180, 8, 13}, Case{480, 270, 720, 406, 8, 9},
+                        Case{352, 288, 177, 143, 10, 9}, Case{1920, 1080, 1280, 720, 8, 10}}) {
+    char what[128];
+    std::snprintf(what, sizeof what, "%ux%u from %ux%u, %u-bit", c.rw, c.rh, c.dw, c.dh, c.bpc);
+    GeneratedClip ref, dist;
+    generate_clip(dev, c.rw, c.rh, c.bpc, c.frames, 11u + c.rw, &ref);
+    generate_clip(dev, c.dw, c.dh, c.bpc, c.frames, 23u + c.dw, &dist);
+    if (HasFatalFailure()) return;
+    StreamGeometry g;
+    g.ref = {c.rw, c.rh, uint8_t(c.bpc), Chroma::k420};
+    g.dist = {c.dw, c.dh, uint8_t(c.bpc), Chroma::k420};
+    ScorerConfig cpu_cfg = base_config(Backend::cpu);
+    cpu_cfg.features = {{"psnr", {}}};
+    const ScoreRun want = score(cpu_cfg, g, ref.host, dist.host);
+    ASSERT_OK(want.status);
+    std::vector<PictureView> mref, mdist;
+    for (unsigned n = 0; n < c.frames; ++n) {
+      mref.push_back(n % 3 == 1 ? ref.device[n] : ref.host[n]);
+      mdist.push_back(n % 2 == 1 ? dist.device[n] : dist.host[n]);
+    }
+    for (unsigned lanes : {0u, 1u}) {
+      for (int mixed = 0; mixed < 2; ++mixed) {
+        ScorerConfig hip_cfg = base_config(Backend::hip);
+        hip_cfg.features = {{"psnr", {}}};
+        hip_cfg.tuning.lanes = lanes;
+        const ScoreRun got = score(hip_cfg, g, mixed ? mref : ref.host, mixed ? mdist : dist.host);
+        ASSERT_TRUE(got.status.is_ok()) << what << ": " << got.status.to_string();
+        std::string first;
+        const size_t diffs = count_differences(want, got, &first);
+        EXPECT_EQ(diffs, 0u) << what << ", " << got.backend << (mixed ? ", device frames mixed in" : "")
+                             << ": first: " << first;
+        std::printf("%s, %s%s: %zu frames x %zu scores, %zu differ\n", what, got.backend.c_str(),
+                    mixed ? ", device frames mixed in" : ", host frames", got.frames.size(), got.names.size(), diffs);
+      }
     }
   }
 }
