@@ -21,6 +21,13 @@
 // throughput and latency rows; --breakdown-features lists the features of the breakdown (default
 // motion,vif,adm,psnr), each in libvmaf's syntax NAME[=OPT=VAL:...]. --lanes runs every throughput row once per
 // lane count (VMAFX_HIP_LANES; 0: the default); the backend column says how many lanes ran.
+//
+//   bench-gpu --ladder WxH,WxH,... [--size WxH] [--frames N] [--warmup N] [--device N]
+// --ladder instead: an encoding ladder's steady state on device frames. One reference of the first --size (default
+// 1920x1080, 8 bits), one scorer per rendition size given (each scales its rendition to the reference's size), every
+// scorer fed from a thread of its own with the same reference frames (as the element's request pads and
+// vmafx-score's ladders share them): rendition frames per second, beside each rendition alone and the reference's
+// size alone.
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -55,6 +62,7 @@ struct Options {
   std::string model = "vmaf_v0.6.1";
   std::vector<std::string> breakdown_features = {"motion", "vif", "adm", "psnr"};
   std::vector<unsigned> lanes = {0};  // lanes per throughput row (0: as the environment says, else the default)
+  std::vector<std::pair<uint32_t, uint32_t>> ladder;  // --ladder: the renditions' sizes
 };
 
 // The tuning of the environment (vmafx/tuning.h, read when bench-gpu starts) and that of the scorers made next.
@@ -237,6 +245,77 @@ double percentile(const std::vector<double>& v, double p) {
   return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
 }
 
+// The ladder: every rung's scorer fed by its own thread, `frames` frames each after `warmup`; the clock runs from
+// the moment every thread has passed its warm-up until the last flush() returned. Rendition frames per second.
+double ladder_rate(const Options& o, const Frames& ref, const std::vector<const Frames*>& rungs, unsigned frames,
+                   unsigned warmup) {
+  std::vector<std::unique_ptr<Scorer>> scorers(rungs.size());
+  for (size_t k = 0; k < rungs.size(); k++) {
+    ScorerConfig cfg = config(o, Backend::hip);
+    cfg.on_frame = [](const FrameScore&) {};
+    StreamGeometry g = geometry(ref);
+    g.dist = {rungs[k]->w, rungs[k]->h, uint8_t(rungs[k]->bpc), Chroma::k420};
+    if (Status st = Scorer::create(cfg, g, &scorers[k]); !st) die("scorer", st);
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t warm = 0;
+  Clock::time_point t0;
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < rungs.size(); k++) {
+    threads.emplace_back([&, k] {
+      const Frames& d = *rungs[k];
+      for (unsigned i = 0; i < warmup + frames; i++) {
+        if (i == warmup) {
+          std::unique_lock<std::mutex> lk(mu);
+          if (++warm == rungs.size()) {
+            t0 = Clock::now();
+            cv.notify_all();
+          }
+          cv.wait(lk, [&] { return warm == rungs.size(); });
+        }
+        const PictureView& r = ref.dev_ref[i % ref.dev_ref.size()];
+        if (Status st = scorers[k]->submit(pair_of(r, d.dev_dist[i % d.dev_dist.size()], i)); !st) die("submit", st);
+      }
+      if (Status st = scorers[k]->flush(); !st) die("flush", st);
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  return double(frames) * double(rungs.size()) / secs;
+}
+
+int run_ladder(const Options& o, const std::shared_ptr<hip::Device>& dev) {
+  const auto [rw, rh] = o.sizes.front();
+  const unsigned bpc = o.depths.front();
+  const unsigned n = o.frames ? o.frames : 600, warm = o.warmup ? o.warmup : 30;
+  Frames ref;
+  make_frames(rw, rh, bpc, dev, &ref);
+  std::vector<Frames> own(o.ladder.size());
+  std::vector<const Frames*> rungs;
+  for (size_t k = 0; k < o.ladder.size(); k++) {
+    if (o.ladder[k].first == rw && o.ladder[k].second == rh) {
+      rungs.push_back(&ref);
+    } else {
+      make_frames(o.ladder[k].first, o.ladder[k].second, bpc, dev, &own[k]);
+      rungs.push_back(&own[k]);
+    }
+  }
+  std::printf("Ladder on device frames: reference %ux%u %u-bit, %s, %u frames per rendition after %u\n\n", rw, rh,
+              bpc, o.model.c_str(), n, warm);
+  std::printf("| scored | scorers | rendition frames/s | reference frames/s |\n|---|---|---|---|\n");
+  for (size_t k = 0; k < rungs.size(); k++) {
+    const double r = ladder_rate(o, ref, {rungs[k]}, n, warm);
+    std::printf("| %ux%u alone | 1 | %.0f | %.0f |\n", rungs[k]->w, rungs[k]->h, r, r);
+    std::fflush(stdout);
+  }
+  const double r = ladder_rate(o, ref, rungs, n, warm);
+  std::string names;
+  for (const Frames* f : rungs) names += (names.empty() ? "" : ", ") + std::to_string(f->h) + "p";
+  std::printf("| ladder %s | %zu | %.0f | %.0f |\n", names.c_str(), rungs.size(), r, r / double(rungs.size()));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -279,6 +358,15 @@ int main(int argc, char** argv) {
         if (end == p) die("--lanes", {Errc::invalid_argument, "a comma-separated list of lane counts"});
         p = *end == ',' ? end + 1 : end;
       }
+    } else if (!std::strcmp(a, "--ladder") && more) {
+      for (const char* p = argv[++i]; *p;) {
+        unsigned w = 0, h = 0;
+        int used = 0;
+        if (std::sscanf(p, "%ux%u%n", &w, &h, &used) != 2 || !w || !h) return std::fprintf(stderr, "bad --ladder\n"), 1;
+        o.ladder.push_back({w, h});
+        p += used;
+        if (*p == ',') p++;
+      }
     } else if (!std::strcmp(a, "--no-cpu")) {
       o.cpu = false;
     } else if (!std::strcmp(a, "--no-breakdown")) {
@@ -303,7 +391,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: bench-gpu [--frames N] [--warmup N] [--size WxH]... [--bitdepth B]... [--no-cpu] "
                    "[--no-breakdown] [--vendor auto|amd|nvidia] [--device N] [--upload-stream on|off|both] "
-                   "[--model VERSION] [--breakdown-features NAME,...]\n");
+                   "[--model VERSION] [--breakdown-features NAME,...] [--lanes N,...] [--ladder WxH,...]\n");
       return 1;
     }
   }
@@ -317,6 +405,7 @@ int main(int argc, char** argv) {
               dev->info().name.c_str(), dev->info().arch.c_str(), dev->info().total_memory >> 20,
               dev->info().library.c_str(), std::thread::hardware_concurrency());
   std::printf("model: %s\n\n", o.model.c_str());
+  if (!o.ladder.empty()) return run_ladder(o, dev);
   {
     const std::string given = g_env_tuning.upload_stream < 0
                                   ? "VMAFX_HIP_UPLOAD_STREAM unset"
