@@ -19,7 +19,7 @@ void add_unique(std::vector<GstElement*>* v, GstElement* e) {
 }
 
 // The element owning the peer of `pad` (for a ghost pad: its bin), referenced, or null.
-GstElement* upstream_of(GstPad* pad) {
+GstElement* peer_element(GstPad* pad) {
   GstPad* peer = gst_pad_get_peer(pad);
   if (!peer) return nullptr;
   GstElement* e = gst_pad_get_parent_element(peer);
@@ -27,42 +27,19 @@ GstElement* upstream_of(GstPad* pad) {
   return e;
 }
 
-// Every element upstream of `sink_pad`, referenced.
-std::vector<GstElement*> upstream_elements(GstPad* sink_pad) {
+// Every element reached from `pad` through peers, going on through each element's sink pads (upstream, `pad` a sink
+// pad) or its source pads (downstream, `pad` a source pad), referenced.
+std::vector<GstElement*> linked_elements(GstPad* pad, bool upstream) {
   std::vector<GstElement*> found;
-  if (GstElement* e = upstream_of(sink_pad)) add_unique(&found, e);
+  if (GstElement* e = peer_element(pad)) add_unique(&found, e);
   for (size_t i = 0; i < found.size(); i++) {
-    GstIterator* it = gst_element_iterate_sink_pads(found[i]);
+    GstIterator* it = upstream ? gst_element_iterate_sink_pads(found[i]) : gst_element_iterate_src_pads(found[i]);
     GValue v = G_VALUE_INIT;
     bool done = false;
     while (!done) {
       switch (gst_iterator_next(it, &v)) {
         case GST_ITERATOR_OK:
-          if (GstElement* e = upstream_of(GST_PAD(g_value_get_object(&v)))) add_unique(&found, e);
-          g_value_reset(&v);
-          break;
-        case GST_ITERATOR_RESYNC: gst_iterator_resync(it); break;
-        default: done = true; break;
-      }
-    }
-    g_value_unset(&v);
-    gst_iterator_free(it);
-  }
-  return found;
-}
-
-// Every element downstream of `src_pad`, referenced.
-std::vector<GstElement*> downstream_elements(GstPad* src_pad) {
-  std::vector<GstElement*> found;
-  if (GstElement* e = upstream_of(src_pad)) add_unique(&found, e);  // the peer's element, here downstream
-  for (size_t i = 0; i < found.size(); i++) {
-    GstIterator* it = gst_element_iterate_src_pads(found[i]);
-    GValue v = G_VALUE_INIT;
-    bool done = false;
-    while (!done) {
-      switch (gst_iterator_next(it, &v)) {
-        case GST_ITERATOR_OK:
-          if (GstElement* e = upstream_of(GST_PAD(g_value_get_object(&v)))) add_unique(&found, e);
+          if (GstElement* e = peer_element(GST_PAD(g_value_get_object(&v)))) add_unique(&found, e);
           g_value_reset(&v);
           break;
         case GST_ITERATOR_RESYNC: gst_iterator_resync(it); break;
@@ -101,7 +78,7 @@ std::vector<GstElement*> pad_adding_elements(GstElement* element, GstPad* src_pa
     gst_object_unref(top);
     return found;
   }
-  std::vector<GstElement*> downstream = downstream_elements(src_pad);
+  std::vector<GstElement*> downstream = linked_elements(src_pad, false);
   GstIterator* it = gst_bin_iterate_recurse(GST_BIN(top));
   GValue v = G_VALUE_INIT;
   bool done = false;
@@ -156,7 +133,7 @@ bool wait_committed(const std::function<std::vector<GstElement*>()>& collect, gi
 }  // namespace
 
 bool wait_upstream_committed(GstPad* sink_pad, gint64 deadline_us, const std::function<bool()>& cancelled) {
-  return wait_committed([sink_pad] { return upstream_elements(sink_pad); }, deadline_us, cancelled);
+  return wait_committed([sink_pad] { return linked_elements(sink_pad, true); }, deadline_us, cancelled);
 }
 
 bool wait_pad_adders_committed(GstElement* element, GstPad* src_pad, gint64 deadline_us,
