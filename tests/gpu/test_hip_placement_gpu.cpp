@@ -6,7 +6,6 @@
 // GPU. (test_hip_placement.cpp checks the rule on a simulated device list, without a GPU.)
 #include <gtest/gtest.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -130,19 +129,8 @@ struct CliRun {
   std::string output;
 };
 
-// vmafx-score of this build: at the same place relative to this binary (a build directory copied elsewhere), else
-// where it was built.
-std::string score_tool() {
-  char self[4096] = {0};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    std::string dir(self, size_t(n));
-    dir = dir.substr(0, dir.rfind('/') + 1);
-    const std::string beside = dir + "../../tools/vmafx-score";
-    if (access(beside.c_str(), X_OK) == 0) return beside;
-  }
-  return VMAFX_SCORE_PATH;
-}
+// vmafx-score of this build.
+std::string score_tool() { return ::vmafx::test::beside_test_binary("../../tools/vmafx-score", VMAFX_SCORE_PATH); }
 
 CliRun score_with(const std::string& env, const std::string& vendor) {
   const std::string cmd = env + " " + score_tool() + " -r " + sample("ref") + " -d " + sample("dist") +

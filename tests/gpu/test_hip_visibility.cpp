@@ -13,6 +13,7 @@
 
 #include "hip/api.h"
 #include "hip/visibility.h"
+#include "support.h"
 
 namespace vmafx::hip {
 namespace {
@@ -172,17 +173,7 @@ class Env {
 const std::optional<std::string> kUnset = std::nullopt;
 
 // The stand-in library: beside this binary (a build directory copied elsewhere), else where it was built.
-std::string fake_runtime() {
-  char self[4096] = {0};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    std::string dir(self, size_t(n));
-    dir = dir.substr(0, dir.rfind('/') + 1);
-    const std::string beside = dir + "libvmafx-fake-runtime.so";
-    if (access(beside.c_str(), R_OK) == 0) return beside;
-  }
-  return VMAFX_FAKE_RUNTIME;
-}
+std::string fake_runtime() { return ::vmafx::test::beside_test_binary("libvmafx-fake-runtime.so", VMAFX_FAKE_RUNTIME); }
 
 Status probe_fake(Vendor vendor, ProbeReport* report) { return probe_runtime(vendor, {fake_runtime()}, report); }
 

@@ -64,6 +64,17 @@ bool file_exists(const std::string& path) {
   return stat(path.c_str(), &st) == 0;
 }
 
+std::string beside_test_binary(const std::string& relative, const std::string& built_at) {
+  char self[4096] = {0};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, size_t(n));
+    dir = dir.substr(0, dir.rfind('/') + 1);
+    if (file_exists(dir + relative)) return dir + relative;
+  }
+  return built_at;
+}
+
 Status write_file(const std::string& path, const void* data, size_t size) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) return {Errc::io_error, "cannot write " + path + ": " + std::strerror(errno)};

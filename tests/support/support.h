@@ -28,6 +28,9 @@ std::string project_source_dir();
 std::string project_data_dir();  // tests/data
 std::string project_models_dir();  // engine/models
 bool file_exists(const std::string& path);
+// A file of this build at `relative` from the running test binary's folder (a build directory copied elsewhere, as
+// to a GPU machine), else `built_at` (where the build put it).
+std::string beside_test_binary(const std::string& relative, const std::string& built_at);
 // Writes `size` bytes to `path` (created or truncated); io_error naming the path on failure.
 Status write_file(const std::string& path, const void* data, size_t size);
 inline Status write_file(const std::string& path, const std::vector<uint8_t>& bytes) {
