@@ -112,6 +112,7 @@ struct StreamPairing::Impl {
   SteadyClock::time_point out_hold_since{};
   SteadyClock::time_point started_at{};  // start(): an unlinked pad's bound counts from then at the earliest
   bool stopping = false;
+  bool stop_told_session = false;  // next_work has returned false once since stop()
   bool failed_ = false;
   bool over_ = false;       // the stream's end is queued
   bool ref_started = false;  // the reference has had a frame (later pads join late)
@@ -567,6 +568,7 @@ void StreamPairing::start(const PairingConfig& config) {
   m.out_hold_since = {};
   m.started_at = now;
   m.stopping = false;
+  m.stop_told_session = false;
   m.failed_ = false;
   m.over_ = false;
   m.ref_started = false;
@@ -1117,12 +1119,17 @@ bool StreamPairing::next_work(Work* w, SteadyClock::time_point deadline) {
   Impl& m = *impl_;
   std::unique_lock<std::mutex> lk(m.mu);
   for (;;) {
-    if (m.stopping) return false;
+    // Stopping: the first call returns at once (stop() wakes every wait); later ones wait for wake_session() or the
+    // deadline, so that the session's loop, which goes on until the element stops it, does not spin meanwhile.
+    if (m.stopping && !m.stop_told_session) {
+      m.stop_told_session = true;
+      return false;
+    }
     if (m.session_wake) {
       m.session_wake = false;
       return false;
     }
-    if (!m.work.empty()) {
+    if (!m.stopping && !m.work.empty()) {
       *w = std::move(m.work.front());
       m.work.pop_front();
       m.cv.notify_all();
@@ -1131,7 +1138,7 @@ bool StreamPairing::next_work(Work* w, SteadyClock::time_point deadline) {
     if (deadline == SteadyClock::time_point::max()) {
       m.cv.wait(lk);
     } else if (m.cv.wait_until(lk, deadline) == std::cv_status::timeout) {
-      if (m.work.empty()) return false;
+      if (m.stopping || m.work.empty()) return false;
     }
   }
 }

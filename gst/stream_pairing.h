@@ -235,7 +235,9 @@ class StreamPairing {
   bool output_open() const;
 
   // ---- The session thread ----
-  // Waits until `deadline` for work. False on timeout (then check_timeouts), stop or flush of everything.
+  // Waits until `deadline` for work. False on timeout (then check_timeouts), stop or flush of everything. After
+  // stop() the first call returns false at once and later ones wait for wake_session() or the deadline: no work is
+  // handed out while stopping, and a session that calls it in a loop until it is stopped does not spin.
   bool next_work(Work* work, SteadyClock::time_point deadline);
   // Makes a next_work() waiting now (or the next one) return false at once (the session is stopping).
   void wake_session();

@@ -556,6 +556,20 @@ TEST(StreamPairing, StopWakesEveryWait) {
   EXPECT_EQ(room.get(), Flow::flushing);
   EXPECT_FALSE(work.get());
   EXPECT_FALSE(out.get());
+  // The session's loop calls again until the element stops it: now the call waits (for the deadline, or for
+  // wake_session) instead of returning at once, which made that loop spin (under valgrind for minutes).
+  Work w;
+  const auto t0 = SteadyClock::now();
+  EXPECT_FALSE(s.next_work(&w, t0 + 200ms));
+  EXPECT_GE(SteadyClock::now() - t0, 200ms) << "next_work returned before its deadline while stopping";
+  auto woken = std::async(std::launch::async, [&] {
+    Work w2;
+    return s.next_work(&w2, SteadyClock::time_point::max());
+  });
+  std::this_thread::sleep_for(50ms);
+  s.wake_session();
+  ASSERT_EQ(woken.wait_for(kBound), std::future_status::ready) << "wake_session did not end the wait";
+  EXPECT_FALSE(woken.get());
 }
 
 TEST(StreamPairing, FailWakesWaitsWithAnError) {
