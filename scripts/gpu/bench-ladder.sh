@@ -65,13 +65,14 @@ make_inputs() {
   done
 }
 
+# since T0: the seconds from T0 (date +%s.%N) until now.
+since() { python3 -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(date +%s.%N)"; }
 # wall CMD...: prints the wall seconds of the command (its output in LOGS/ladder.out; a failure is said on stderr).
 wall() {
-  local t0 t1
+  local t0
   t0=$(date +%s.%N)
   "$@" > "$LOGS/ladder.out" 2>&1 || { echo "FAILED: $*" >&2; tail -3 "$LOGS/ladder.out" >&2; }
-  t1=$(date +%s.%N)
-  python3 -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$t1"
+  since "$t0"
 }
 # median3 FUNCTION: runs it 3 times, prints "MEDIAN (a b c)".
 median3() {
@@ -86,7 +87,7 @@ vmafx() { "$BUILD/tools/vmafx-score" -r "$REF" "${raw[@]}" --backend hip -q "$@"
 ladder_y4m() { local d=(); for f in $(y4ms); do d+=(-d "$f"); done; wall vmafx "${d[@]}" --json -o "$LOGS/lad_%d.json"; }
 ladder_up() { local d=(); for f in $(ups); do d+=(-d "$f"); done; wall vmafx "${d[@]}" --json -o "$LOGS/ladup_%d.json"; }
 six() {  # six FILES_FUNCTION TOOL
-  local t0 t1
+  local t0
   t0=$(date +%s.%N)
   for f in $($1); do
     if [ "$2" = vmafx ]; then
@@ -97,8 +98,7 @@ six() {  # six FILES_FUNCTION TOOL
       grep -q "using CPU" "$LOGS/libvmaf.out" && echo "libvmaf fell back to the CPU: $(head -2 "$LOGS/libvmaf.out")" >&2
     fi
   done
-  t1=$(date +%s.%N)
-  python3 -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$t1"
+  since "$t0"
 }
 element_pipeline() {  # element_pipeline [RUNG]: the ladder (no argument) or one rendition through dist_sink
   local p k=0
@@ -112,12 +112,11 @@ element_pipeline() {  # element_pipeline [RUNG]: the ladder (no argument) or one
 # shellcheck disable=SC2046
 element_ladder() { wall gst-launch-1.0 -q $(element_pipeline); }
 element_six() {
-  local t0 t1
+  local t0
   t0=$(date +%s.%N)
   # shellcheck disable=SC2046
   for r in $RUNGS; do gst-launch-1.0 -q $(element_pipeline "$r") > "$LOGS/ladder.out" 2>&1 || echo "FAILED: element $r" >&2; done
-  t1=$(date +%s.%N)
-  python3 -c "import sys; print('%.3f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$t1"
+  since "$t0"
 }
 
 {
