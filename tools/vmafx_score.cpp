@@ -315,17 +315,29 @@ void trace_cuda_startup(int device) {
 // for it.
 class ScorerStartup {
  public:
-  // labels[i]: "" for a single distorted input, else its path (the trace names it).
-  ScorerStartup(std::vector<ScorerConfig> cfgs, std::vector<StreamGeometry> gs, std::vector<std::string> labels) {
+  // labels[i]: "" for a single distorted input, else its path (the trace names it). `share`: a ladder, whose
+  // scorers read one SharedReference (made first, on the same thread).
+  ScorerStartup(std::vector<ScorerConfig> cfgs, std::vector<StreamGeometry> gs, std::vector<std::string> labels,
+                bool share) {
     scorers_.resize(cfgs.size());
-    thread_ = std::thread([this, cfgs = std::move(cfgs), gs = std::move(gs), labels = std::move(labels)] {
+    thread_ = std::thread([this, cfgs = std::move(cfgs), gs = std::move(gs), labels = std::move(labels), share] {
       for (size_t i = 0; i < cfgs.size(); i++) {
-        const ScorerConfig& cfg = cfgs[i];
+        ScorerConfig cfg = cfgs[i];
         const std::string for_label = labels[i].empty() ? "" : " for " + labels[i];
-        tools::trace::event("scorer thread: Scorer::create begin%s", for_label.c_str());
         if (i == 0 && tools::trace::enabled() && cfg.backend != Backend::cpu &&
             (cfg.vendor == Vendor::nvidia || cfg.vendor == Vendor::auto_select))
           trace_cuda_startup(cfg.device_id);
+        if (i == 0 && share) {
+          tools::trace::event("scorer thread: SharedReference::create begin");
+          status_ = SharedReference::create(cfg, gs[0].ref, &shared_);
+          if (!status_) {
+            tools::trace::event("scorer thread: SharedReference::create failed: %s", status_.message().c_str());
+            break;
+          }
+          tools::trace::event("scorer thread: SharedReference::create end: %s", shared_->backend_description().c_str());
+        }
+        cfg.shared_reference = shared_;
+        tools::trace::event("scorer thread: Scorer::create begin%s", for_label.c_str());
         status_ = Scorer::create(cfg, gs[i], &scorers_[i]);
         if (!status_) {
           failed_ = i;
@@ -344,17 +356,20 @@ class ScorerStartup {
   ScorerStartup(const ScorerStartup&) = delete;
   ScorerStartup& operator=(const ScorerStartup&) = delete;
 
-  // Every scorer, or the first failure and *failed, the index of the distorted input it was for.
-  Status wait(std::vector<std::unique_ptr<Scorer>>* out, size_t* failed) {
+  // Every scorer (and a ladder's shared reference), or the first failure and *failed, the index of the distorted
+  // input it was for.
+  Status wait(std::vector<std::unique_ptr<Scorer>>* out, std::shared_ptr<SharedReference>* shared, size_t* failed) {
     if (thread_.joinable()) thread_.join();
     *failed = failed_;
     *out = std::move(scorers_);
+    *shared = std::move(shared_);
     return status_;
   }
 
  private:
   Status status_;
   size_t failed_ = 0;
+  std::shared_ptr<SharedReference> shared_;
   std::vector<std::unique_ptr<Scorer>> scorers_;
   std::thread thread_;  // last: started once the members it writes exist
 };
@@ -932,7 +947,7 @@ int main(int argc, char** argv) {
   }
 
   // The scorers start on their own thread now; errors keep their order (skipping first, then the scorers').
-  ScorerStartup startup(std::move(cfgs), geometries, std::move(labels));
+  ScorerStartup startup(std::move(cfgs), geometries, std::move(labels), ladder);
   tools::trace::event("scorer thread started");
   if (Status s = ref.skip(o.skip_ref); !s) return fail(s.message());
   // --frame_skip_dist: the same skip for every distorted input.
@@ -967,8 +982,10 @@ int main(int argc, char** argv) {
   }
   tools::trace::event("waiting for the scorer");
   std::vector<std::unique_ptr<Scorer>> scorers;
+  // A ladder's reference: each frame handed over once, copied to the GPU once, its motion computed once.
+  std::shared_ptr<SharedReference> shared_ref;
   size_t failed = 0;
-  const Status created = startup.wait(&scorers, &failed);
+  const Status created = startup.wait(&scorers, &shared_ref, &failed);
   notices.release();  // before any error, as when the scorer was created here
   if (!created) return fail(about(failed, created.message()));
   for (size_t i = 0; i < count; i++) {
@@ -1069,6 +1086,11 @@ int main(int argc, char** argv) {
     shared->buf = std::move(rb);
     shared->data = rp;
     shared->index = n;
+    std::shared_ptr<const SharedFrame> shared_frame;
+    if (shared_ref) {
+      if (Status s = shared_ref->submit(rv, [shared]() mutable { shared.reset(); }, &shared_frame); !s)
+        return fail(s.message());
+    }
     for (size_t i = 0; i < count; i++) {
       Rendition& r = *rends[i];
       if (r.ended) continue;
@@ -1093,7 +1115,8 @@ int main(int argc, char** argv) {
       const uint64_t k = r.frames;
       Input* in = &r.in;
       FramePair pair;
-      pair.ref = rv;
+      if (shared_frame) pair.shared = shared_frame;
+      else pair.ref = rv;
       pair.dist = dv;
       pair.timestamp = int64_t(r.frames);
       pair.user = r.frames;
@@ -1107,7 +1130,8 @@ int main(int argc, char** argv) {
       r.frames++;
       if (r.in.prefetch) r.in.prefetch->consumed(r.frames);
     }
-    shared.reset();  // the scorers hold it now
+    shared.reset();  // the scorers (or the shared reference) hold it now
+    shared_frame.reset();
     if (active == 0) break;  // no distorted input had this frame
     n++;
     meter.frame(n);
@@ -1123,6 +1147,22 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < count; i++)
     if (Status s = rends[i]->scorer->flush(); !s) return fail(about(i, s.message()));
   tools::trace::event("flush done");
+  if (shared_ref) {
+    const SharedReferenceCounters c = shared_ref->counters();
+    std::string motion;
+    for (const auto& f : shared_ref->features()) motion += (motion.empty() ? "" : ", ") + f;
+    tools::trace::event("shared reference: %" PRIu64 " frames, %" PRIu64 " copied to the device (%" PRIu64
+                        " bytes), reference features (%s) on %" PRIu64 " frames",
+                        c.frames, c.uploads, c.uploaded_bytes, motion.empty() ? "none" : motion.c_str(),
+                        c.feature_frames);
+    for (size_t i = 0; i < count; i++) {
+      const ScorerCounters sc = rends[i]->scorer->counters();
+      tools::trace::event("%s: %" PRIu64 " frames, reference features computed on %" PRIu64 " and shared on %" PRIu64
+                          ", %" PRIu64 " bytes uploaded",
+                          rends[i]->path.c_str(), sc.frames, sc.reference_feature_frames, sc.shared_frames,
+                          sc.uploaded_bytes);
+    }
+  }
 
   // libvmaf: the pooled scores unless -q and a results file (-q alone still prints them); none with -n.
   if (!o.no_prediction && (!o.quiet || !o.output_given))

@@ -49,6 +49,8 @@ struct Plan {
 struct Frame {
   uint64_t index = 0;
   bool scored = true;                  // false: only temporal features run (values of the others stay NaN)
+  // The values of the plan's Instance::from_shared features come from a shared reference: backends skip them.
+  bool reference_shared = false;
   PictureView ref, dist;               // as submitted: dist at Plan::dist_geometry
   const PictureView* prev_ref = nullptr;       // the previous frame's reference (valid until this frame is done)
   const PictureView* prev_prev_ref = nullptr;  // two frames back, when a feature reads that far (Scorer keeps it)
@@ -66,7 +68,10 @@ struct Frame {
   PictureView cpu_prev_dist;
   std::unique_ptr<cpu::ScaledPicture> scaled_prev;
 
-  bool runs(const Instance& f) const { return scored || f.temporal; }
+  // Whether a backend computes feature `f` for this frame.
+  bool runs(const Instance& f) const { return (scored || f.temporal) && !(reference_shared && f.from_shared); }
+  // Whether the frame has values of `f` (computed here or taken from the shared reference).
+  bool has_values(const Instance& f) const { return scored || f.temporal; }
 };
 
 class Backend {
@@ -90,6 +95,8 @@ class Backend {
   virtual Status submit(Frame* frame) = 0;
   // Returns once Done has been called for every submitted frame.
   virtual void drain() = 0;
+  // Bytes copied from the host to a device so far (0 for the CPU).
+  virtual uint64_t uploaded_bytes() const { return 0; }
 };
 
 // The CPU reference on `plan.threads` workers (or the submitting thread).

@@ -191,6 +191,12 @@ struct Instance {
   unsigned stage_inputs = 0;  // FeatureDesc::stage_inputs, or stage_inputs_with these options
   // Values per frame: the output columns, then stage_inputs values for the ordered stage only.
   size_t value_count() const { return outputs.size() + stage_inputs; }
+  // Reads the reference alone (its luma, and previous references): motion. Its values are then the same for every
+  // distorted stream scored against that reference.
+  bool reference_only() const { return desc && (desc->reads & ~(kReadsRefLuma | kReadsPrevRef)) == 0; }
+  // A scorer with a shared reference (vmafx/scorer.h, SharedReference) takes this feature's values from it on the
+  // frames marked Frame::reference_shared: backends do not run it there.
+  bool from_shared = false;
 };
 
 // Configures an implemented feature for a geometry: options honoured, size checked, columns named.

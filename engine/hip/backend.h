@@ -26,4 +26,22 @@ struct BackendOptions {
 Status create_backend(const features::Plan& plan, const BackendOptions& options, features::Backend::Done done,
                       std::unique_ptr<features::Backend>* out);
 
+// Device copies of host pictures that several scorers read (a shared reference): each upload fills a free frame of
+// a pool that grows on demand (up to kMaxFrames, then upload() waits for a give_back()), with one copy from pinned
+// staging queued on the device's library stream, so that every kernel queued after it, on any lane, reads the copy.
+class FrameUploader {
+ public:
+  static constexpr unsigned kMaxFrames = 64;
+  virtual ~FrameUploader() = default;
+  // Copies `host` (a host picture) into a free device frame; *device gets its view (the same layout, device memory),
+  // *slot the frame to give back once no kernel reads it any more (every reader's work has finished).
+  virtual Status upload(const PictureView& host, PictureView* device, unsigned* slot) = 0;
+  virtual void give_back(unsigned slot) = 0;
+  virtual uint64_t uploads() const = 0;
+  virtual uint64_t uploaded_bytes() const = 0;
+};
+
+// An uploader on `vendor`'s device `index` (as Scorer::device() names it).
+Status create_frame_uploader(Vendor vendor, int index, std::shared_ptr<FrameUploader>* out);
+
 }  // namespace vmafx::hip

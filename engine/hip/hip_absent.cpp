@@ -10,6 +10,11 @@ Status create_backend(const features::Plan&, const BackendOptions&, features::Ba
   return {Errc::device_unavailable, "this build has no HIP engine (built with -Dhip=disabled)"};
 }
 
+Status create_frame_uploader(Vendor, int, std::shared_ptr<FrameUploader>* out) {
+  out->reset();
+  return {Errc::device_unavailable, "this build has no HIP engine (built with -Dhip=disabled)"};
+}
+
 }  // namespace vmafx::hip
 
 #include "hip/dmabuf_import.h"

@@ -158,6 +158,7 @@ class HipBackend final : public features::Backend {
     if (pipeline_) (void)pipeline_->drain();
     if (cpu_) cpu_->drain();
   }
+  uint64_t uploaded_bytes() const override { return pipeline_ ? pipeline_->stats().uploaded_bytes : 0; }
 
  private:
   struct GpuSlot {

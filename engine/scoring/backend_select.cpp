@@ -39,4 +39,8 @@ Status select_backend(const ScorerConfig& cfg, const features::Plan& plan, featu
   return features::create_cpu_backend(plan, std::move(done), out);
 }
 
+Status create_uploader(const ScorerConfig& cfg, int device, std::shared_ptr<hip::FrameUploader>* out) {
+  return hip::create_frame_uploader(to_hip(cfg.vendor), device, out);
+}
+
 }  // namespace vmafx::scoring

@@ -7,11 +7,15 @@
 #include <string>
 
 #include "features/backend.h"
+#include "hip/backend.h"
 #include "vmafx/scorer.h"
 
 namespace vmafx::scoring {
 
 Status select_backend(const ScorerConfig& cfg, const features::Plan& plan, features::Backend::Done done,
                       std::unique_ptr<features::Backend>* out, Backend* chosen);
+
+// The device copies of a shared reference on GPU `device` (an index of cfg.vendor's visible devices).
+Status create_uploader(const ScorerConfig& cfg, int device, std::shared_ptr<hip::FrameUploader>* out);
 
 }  // namespace vmafx::scoring

@@ -21,6 +21,8 @@
 #include "features/backend.h"
 #include "features/table.h"
 #include "scoring/backend_select.h"
+#include "scoring/plan.h"
+#include "scoring/shared_reference.h"
 #include "vmafx/model.h"
 
 namespace vmafx {
@@ -45,7 +47,8 @@ struct Entry {
   features::Frame frame;
   int64_t timestamp = -1;
   uint64_t user = 0;
-  std::function<void()> release;
+  std::function<void()> release;  // with a shared reference, it also holds `shared`
+  const SharedFrame* shared = nullptr;
   bool computed = false;
 };
 
@@ -103,9 +106,17 @@ class ScorerImpl final : public Scorer {
     return submitted_;
   }
   double fps() const override;
+  ScorerCounters counters() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    ScorerCounters c = counters_;
+    c.frames = submitted_;
+    c.uploaded_bytes = backend_->uploaded_bytes();
+    return c;
+  }
 
  private:
-  Status add_feature(const features::FeatureDesc& desc, const features::OptionList& opts, const std::string& why);
+  // Copies the shared reference's values of a frame marked reference_shared (waits for them).
+  Status take_shared(features::Frame* f);
   void frame_done(features::Frame* f, Status s);
   // Runs the in-order stage if no other thread does; returns with the lock held.
   void advance(std::unique_lock<std::mutex>& lk);
@@ -128,6 +139,14 @@ class ScorerImpl final : public Scorer {
   Backend backend_kind_ = Backend::cpu;
   std::unique_ptr<features::Backend> backend_;
   size_t capacity_ = 3;
+  // ScorerConfig::shared_reference: per plan feature the shared plan's instance (-1: computed here), how many
+  // previous references the shared features read, and the shared frame of this scorer's frame 0.
+  std::shared_ptr<SharedReference> shared_owner_;
+  const scoring::SharedReferenceImpl* shared_ = nullptr;
+  std::vector<int> shared_slot_;
+  unsigned shared_back_ = 0;
+  bool any_shared_ = false;
+  uint64_t shared_offset_ = 0;
 
   // Written by the in-order stage only (one thread at a time), read by the caller after flush().
   Collector collector_;
@@ -144,6 +163,7 @@ class ScorerImpl final : public Scorer {
   };
   std::deque<Meta> meta_;   // frames [emitted_, ...) not yet emitted
   uint64_t submitted_ = 0;
+  ScorerCounters counters_;  // its reference_feature_frames and shared_frames
   uint64_t collected_ = 0;  // frames [0, collected_) are in the collector
   bool emitting_ = false;   // a thread runs the in-order stage
   bool flushing_ = false;
@@ -153,22 +173,22 @@ class ScorerImpl final : public Scorer {
   Clock::time_point t_first_{}, t_end_{};
 };
 
-Status ScorerImpl::add_feature(const features::FeatureDesc& desc, const features::OptionList& opts,
-                               const std::string& why) {
-  features::Options o;
-  VMAFX_TRY(features::parse_options(desc, opts, &o).prepend(why));
-  // The same extractor with the same options writes the same columns: one instance serves every request.
-  for (const auto& inst : plan_.features)
-    if (inst.desc == &desc && inst.options == o) return Status::ok();
-  features::Instance inst;
-  VMAFX_TRY(features::make_instance(desc, o, geometry_.ref, &inst).prepend(why));
-  plan_.add(std::move(inst));
-  return Status::ok();
-}
-
 Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
   cfg_ = cfg;
   geometry_ = g;
+  if (cfg.shared_reference) {
+    shared_ = dynamic_cast<const scoring::SharedReferenceImpl*>(cfg.shared_reference.get());
+    if (!shared_) return {Errc::invalid_argument, "the shared reference was not made by SharedReference::create"};
+    shared_owner_ = cfg.shared_reference;
+    const VideoGeometry& sg = shared_->geometry();
+    if (sg.width != g.ref.width || sg.height != g.ref.height || sg.bit_depth != g.ref.bit_depth ||
+        sg.chroma != g.ref.chroma)
+      return {Errc::invalid_argument, "the shared reference is " + geometry_text(sg) + ", the stream's reference " +
+                                          geometry_text(g.ref)};
+    // Where the shared reference runs (its device copies are on that GPU).
+    cfg_.backend = shared_->backend();
+    cfg_.device_id = shared_->device();
+  }
   if (geometry_.dist.width == 0 && geometry_.dist.height == 0) geometry_.dist = geometry_.ref;
   const VideoGeometry& r = geometry_.ref;
   const VideoGeometry& d = geometry_.dist;
@@ -202,41 +222,28 @@ Status ScorerImpl::init(const ScorerConfig& cfg, const StreamGeometry& g) {
                        std::to_string(kMaxThreads));
 
   // The models' features in model order, then the extra ones.
-  for (const ModelRequest& mr : cfg.models) {
+  std::vector<Model> loaded;
+  VMAFX_TRY(scoring::plan_features(cfg_, geometry_.ref, true, &plan_, &loaded));
+  for (size_t m = 0; m < loaded.size(); m++) {
     ModelSlot slot;
-    VMAFX_TRY(Model::load(mr.model, mr.overrides, &slot.model));
-    slot.options.disable_clip = mr.disable_clip;
-    slot.options.enable_transform = mr.enable_transform;
-    for (const ModelFeature& mf : slot.model.features()) {
-      const features::FeatureDesc* desc = features::find(mf.extractor);
-      assert(desc);  // the model loader resolved it through the table
-      features::OptionList opts(mf.text_opts.begin(), mf.text_opts.end());
-      VMAFX_TRY(add_feature(*desc, opts, "model " + mr.model + " needs " + mf.name));
-    }
+    slot.model = std::move(loaded[m]);
+    slot.options.disable_clip = cfg.models[m].disable_clip;
+    slot.options.enable_transform = cfg.models[m].enable_transform;
     models_.push_back(std::move(slot));
   }
-  for (const FeatureRequest& fr : cfg.features) {
-    const features::FeatureDesc* desc = features::find(fr.name);
-    if (!desc || !desc->implemented())
-      return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
-    // An extra feature whose check says the picture is outside what it scores (Errc::out_of_range: MS-SSIM below
-    // 176x176) is left out with one warning, the other scores kept (unless cfg.leave_out_unfit_features is false:
-    // then an error, as libvmaf 3.2 stops the whole run); any other refusal, and every model feature, is an error.
-    features::Options o;
-    VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
-    if (desc->check) {
-      if (Status size = desc->check(o, geometry_.ref); size.code() == Errc::out_of_range) {
-        if (!cfg.leave_out_unfit_features)
-          return {Errc::unsupported, "feature " + fr.name + " cannot score " + geometry_text(geometry_.ref) +
-                                         " pictures: " + size.message()};
-        if (cfg_.on_notice)
-          cfg_.on_notice(NoticeLevel::warning, fr.name + " left out: " + size.message(),
-                         "the picture is " + geometry_text(geometry_.ref) + "; the other scores are kept");
-        continue;
-      }
+
+  // With a shared reference, the reference-only features it computes are taken from it.
+  shared_slot_.assign(plan_.features.size(), -1);
+  if (shared_)
+    for (size_t i = 0; i < plan_.features.size(); i++) {
+      features::Instance& inst = plan_.features[i];
+      if (!inst.reference_only()) continue;
+      shared_slot_[i] = shared_->find(inst);
+      if (shared_slot_[i] < 0) continue;
+      inst.from_shared = true;
+      any_shared_ = true;
+      shared_back_ = std::max(shared_back_, inst.desc->references_back(inst.options));
     }
-    VMAFX_TRY(add_feature(*desc, fr.options, "feature " + fr.name));
-  }
 
   // Columns: every feature's per-frame outputs in order, then the ordered stages', then the models' scores.
   for (size_t i = 0; i < plan_.features.size(); i++) {
@@ -297,6 +304,17 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
     if (pair.release) pair.release();
     return s;
   };
+  // A shared reference's frame: the reference is its device copy where the backend reads device memory.
+  std::shared_ptr<const SharedFrame> sf = std::move(pair.shared);
+  if (shared_) {
+    if (!sf)
+      return fail({Errc::invalid_argument, "this scorer reads a shared reference: each pair takes its reference from "
+                                           "SharedReference::submit (FramePair::shared is empty)"});
+    if (sf->owner != shared_) return fail({Errc::invalid_argument, "the pair's shared frame is of another shared reference"});
+    pair.ref = sf->device.memory == MemoryKind::device && backend_->accepts(MemoryKind::device) ? sf->device : sf->host;
+  } else if (sf) {
+    return fail({Errc::invalid_argument, "the pair has a shared frame but the scorer has no shared reference"});
+  }
   if (Status s = validate_view(pair.ref); !s) return fail(s.prepend("reference"));
   if (Status s = validate_view(pair.dist); !s) return fail(s.prepend("distorted"));
   const VideoGeometry& r = geometry_.ref;
@@ -331,9 +349,24 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
       }
       if (!error_.is_ok()) return fail(error_);
     }
+    if (sf) {
+      // Consecutive shared frames from the first one on.
+      if (submitted_ == 0) shared_offset_ = sf->index;
+      else if (sf->index != shared_offset_ + submitted_)
+        return fail({Errc::invalid_argument, "the pair takes shared frame " + std::to_string(sf->index) +
+                                                 " where frame " + std::to_string(shared_offset_ + submitted_) +
+                                                 " comes next"});
+    }
     if (submitted_ == 0) t_first_ = Clock::now();
     features::Frame& f = entry->frame;
     f.index = submitted_++;
+    // The shared values are a separate run's when the shared frames before this one are what it would read: from
+    // shared frame 0 on always; else once the frame reads no reference before the scorer's first.
+    f.reference_shared = any_shared_ && (shared_offset_ == 0 || f.index >= shared_back_);
+    bool local_reference = false;
+    for (const auto& inst : plan_.features) local_reference = local_reference || (inst.reference_only() && f.runs(inst));
+    if (f.reference_shared) counters_.shared_frames++;
+    if (local_reference) counters_.reference_feature_frames++;
     f.scored = pair.scored && collector_.is_scored(f.index);
     f.ref = pair.ref;
     f.dist = pair.dist;
@@ -349,6 +382,12 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
     entry->timestamp = pair.timestamp;
     entry->user = pair.user;
     entry->release = std::move(pair.release);
+    if (sf) {
+      entry->shared = sf.get();
+      entry->release = [r = std::move(entry->release), sf]() {
+        if (r) r();
+      };
+    }
     meta_.push_back({pair.timestamp, pair.user, f.scored, std::move(pair.tag)});
     entries_.push_back(std::move(e));
   }
@@ -365,7 +404,28 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
   return error_;
 }
 
+Status ScorerImpl::take_shared(features::Frame* f) {
+  const SharedFrame* sf = nullptr;
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    for (auto& p : entries_)
+      if (&p->frame == f) sf = p->shared;
+  }
+  assert(sf);
+  VMAFX_TRY(shared_->wait(*sf));
+  const features::Plan& sp = shared_->plan();
+  for (size_t i = 0; i < plan_.features.size(); i++) {
+    if (shared_slot_[i] < 0) continue;
+    const size_t from = sp.first_value[size_t(shared_slot_[i])];
+    const size_t n = plan_.features[i].value_count();
+    if (from + n > sf->values.size()) return {Errc::internal, "the shared reference has too few values"};
+    std::copy(sf->values.begin() + from, sf->values.begin() + from + n, f->values.begin() + plan_.first_value[i]);
+  }
+  return Status::ok();
+}
+
 void ScorerImpl::frame_done(features::Frame* f, Status s) {
+  if (s && f->reference_shared) s = take_shared(f);
   std::unique_lock<std::mutex> lk(mu_);
   Entry* e = nullptr;
   for (auto& p : entries_)
@@ -423,7 +483,7 @@ void ScorerImpl::advance(std::unique_lock<std::mutex>& lk) {
 void ScorerImpl::collect(Entry& e) {
   const features::Frame& f = e.frame;
   for (size_t i = 0; i < plan_.features.size(); i++) {
-    if (!f.runs(plan_.features[i])) continue;
+    if (!f.has_values(plan_.features[i])) continue;
     const std::vector<size_t>& cols = feature_columns_[i];
     for (size_t k = 0; k < cols.size(); k++) collector_.set(f.index, cols[k], f.values[plan_.first_value[i] + k]);
   }

@@ -252,10 +252,16 @@ TEST(CliLadder, EveryRenditionEqualsItsSingleRun) {
   const std::vector<std::string> dists = {c.blur, c.blocky, c.ringing, c.small};
   std::string args = "-r " + c.ref + kGeometry + kFeatures + " --per-frame --json -o " + dir() + "/l_%s.json";
   for (const auto& d : dists) args += " -d " + d;
-  const CliRun ladder = run(args);
+  const CliRun ladder = run("VMAFX_TRACE=1 ", args);
   std::vector<std::string> files;
   for (const auto& d : dists) files.push_back(dir() + "/l_" + stem(d) + ".json");
   expect_ladder_equals_singles(ladder, dists, files, "ladder");
+  // One shared reference: the reference's motion computed once per frame, never by a rendition's scorer.
+  EXPECT_NE(ladder.err.find("shared reference: 6 frames, 0 copied to the device (0 bytes), reference features "
+                            "(motion) on 6 frames"), std::string::npos) << ladder.err;
+  for (const auto& d : dists)
+    EXPECT_NE(ladder.err.find(d + ": 6 frames, reference features computed on 0 and shared on 6"), std::string::npos)
+        << ladder.err;
   // Every per-frame line carries its rendition: none without.
   EXPECT_EQ(occurrences(ladder.out, "\n"), dists.size() * kFrames) << ladder.out;
   EXPECT_EQ(lines_with(ladder.out, "frame "), "") << ladder.out;

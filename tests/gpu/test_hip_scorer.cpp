@@ -20,6 +20,7 @@
 #include "assert_ok.h"
 #include "derived_clips.h"
 #include "gpu_device.h"
+#include "ladder_check.h"
 #include "option_runs.h"
 #include "support.h"
 #include "vmafx/scorer.h"
@@ -447,6 +448,66 @@ TEST(HipScorer, ScaledDistortedEqualsCpu) {
         std::printf("%s, %s%s: %zu frames x %zu scores, %zu differ\n", what, got.backend.c_str(),
                     mixed ? ", device frames mixed in" : ", host frames", got.frames.size(), got.names.size(), diffs);
       }
+    }
+  }
+}
+
+// A ladder against one SharedReference on the GPU (tests/support/ladder_check.h: four renditions, one smaller, one
+// joining at reference frame 3) equals a GPU scorer of its own per rendition and the CPU's, bit for bit, frame by
+// frame and pooled; the reference is copied to the device once per frame (counted) and the renditions upload their
+// own pictures only; motion runs once per reference frame.
+TEST(HipScorer, SharedReferenceLadderEqualsOwnRunsWithOneUploadPerReferenceFrame) {
+  VMAFX_SCORER_DEVICE_OR_SKIP();
+  struct Case {
+    uint32_t w, h;
+    unsigned frames;
+  };
+  for (const Case& c : {Case{320, 240, 12}, Case{1920, 1080, 8}}) {
+    const test::ladder::Clip ref = test::ladder::reference(c.w, c.h, c.frames);
+    const auto rends = test::ladder::four(ref);
+    for (unsigned lanes : {0u, 1u}) {
+      ScorerConfig cfg = base_config(Backend::hip);
+      cfg.features = {{"float_motion", {}}, {"psnr", {}}};
+      cfg.tuning.lanes = lanes;
+      ScorerConfig cpu = cfg;
+      cpu.backend = Backend::cpu;
+      const test::ladder::LadderRun lr = test::ladder::shared(cfg, ref, rends);
+      ASSERT_EQ(lr.runs.size(), rends.size());
+      size_t differ = 0;
+      for (size_t k = 0; k < rends.size(); k++) {
+        const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " lanes " + std::to_string(lanes) +
+                                 " rendition " + std::to_string(k);
+        const test::ladder::Run own = test::ladder::alone(cfg, ref, rends[k]);
+        const test::ladder::Run on_cpu = test::ladder::alone(cpu, ref, rends[k]);
+        ASSERT_EQ(own.frames.size(), rends[k].clip.frames.size()) << what;
+        differ += test::ladder::compare(own, lr.runs[k], what + ", GPU alone");
+        differ += test::ladder::compare(on_cpu, lr.runs[k], what + ", CPU alone");
+        const uint64_t local = rends[k].first == 0 ? 0 : 1;
+        EXPECT_EQ(lr.runs[k].counters.reference_feature_frames, local) << what;
+        EXPECT_EQ(lr.runs[k].counters.shared_frames, rends[k].clip.frames.size() - local) << what;
+        // Alone, both pictures are uploaded; shared, the rendition's only (the same size for rendition 0 and 1).
+        EXPECT_GT(own.counters.uploaded_bytes, 0u) << what;
+        if (k < 2) {
+          EXPECT_LT(lr.runs[k].counters.uploaded_bytes, own.counters.uploaded_bytes * 6 / 10) << what;
+          EXPECT_GT(lr.runs[k].counters.uploaded_bytes, own.counters.uploaded_bytes * 4 / 10) << what;
+        }
+        std::printf("%s: %zu frames, uploaded %llu bytes alone, %llu shared; reference features on %llu frames "
+                    "here, %llu from the shared reference\n",
+                    what.c_str(), own.frames.size(), (unsigned long long)own.counters.uploaded_bytes,
+                    (unsigned long long)lr.runs[k].counters.uploaded_bytes,
+                    (unsigned long long)lr.runs[k].counters.reference_feature_frames,
+                    (unsigned long long)lr.runs[k].counters.shared_frames);
+      }
+      EXPECT_EQ(differ, 0u);
+      EXPECT_EQ(lr.shared.frames, c.frames);
+      EXPECT_EQ(lr.shared.uploads, c.frames);
+      EXPECT_GE(lr.shared.uploaded_bytes, uint64_t(c.frames) * ref.size);
+      EXPECT_EQ(lr.shared.feature_frames, c.frames);
+      std::printf("%ux%u lanes %u on %s: shared reference: %llu frames, %llu uploads (%llu bytes), motion on %llu "
+                  "frames; %zu values differ\n",
+                  c.w, c.h, lanes, lr.backend.c_str(), (unsigned long long)lr.shared.frames,
+                  (unsigned long long)lr.shared.uploads, (unsigned long long)lr.shared.uploaded_bytes,
+                  (unsigned long long)lr.shared.feature_frames, differ);
     }
   }
 }

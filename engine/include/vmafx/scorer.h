@@ -49,6 +49,8 @@ enum class ScaleMethod { none, bicubic, bilinear, lanczos };  // none: sizes mus
 enum class NoticeLevel { info, warning };
 
 struct FrameScore;
+class SharedReference;
+struct SharedFrame;
 
 struct ScorerConfig {
   std::vector<ModelRequest> models = {ModelRequest{}};  // empty: features only (libvmaf -n)
@@ -74,6 +76,10 @@ struct ScorerConfig {
   // Scheduling and instruction-set settings (vmafx/tuning.h): the engine's defaults unless the caller says, e.g. from
   // tuning_from_environment(). Scores do not depend on them.
   EngineTuning tuning;
+  // A ladder's reference (SharedReference, below): every pair then carries its SharedFrame, the reference-only
+  // features (motion) are taken from it instead of computed, and on a GPU the reference is read from its device
+  // copy. The scorer runs where the shared reference runs: `backend`, `vendor` and `device_id` are then its.
+  std::shared_ptr<SharedReference> shared_reference;
 
   // Called once per scored frame, in frame order, never twice at the same time, from the submitting thread or a
   // worker / GPU completion thread, outside every lock of the scorer (it may call gst_element_post_message, or take
@@ -129,6 +135,17 @@ struct FramePair {
   // Called exactly once, from any thread, outside the scorer's locks, when the scorer no longer reads either picture
   // (also when submit fails). Pictures stay valid until then.
   std::function<void()> release;
+  // With ScorerConfig::shared_reference: this frame's reference, as SharedReference::submit returned it (`ref` is
+  // then left empty). A scorer's pairs take consecutive shared frames; its first pair may take any.
+  std::shared_ptr<const SharedFrame> shared;
+};
+
+// What a scorer did (Scorer::counters), for tests and benchmarks.
+struct ScorerCounters {
+  uint64_t frames = 0;                    // pairs submitted
+  uint64_t reference_feature_frames = 0;  // frames on which the scorer computed reference-only features itself
+  uint64_t shared_frames = 0;             // frames whose reference-only features came from the shared reference
+  uint64_t uploaded_bytes = 0;            // bytes the scorer's GPU pipeline copied from the host to the device
 };
 
 class Scorer {
@@ -170,6 +187,44 @@ class Scorer {
   virtual const Collector& collector() const = 0;
   virtual uint64_t frames_submitted() const = 0;
   virtual double fps() const = 0;  // frames per second of wall time between the first submit and flush
+  virtual ScorerCounters counters() const = 0;
+};
+
+// What a shared reference did (SharedReference::counters).
+struct SharedReferenceCounters {
+  uint64_t frames = 0;          // reference pictures submitted
+  uint64_t feature_frames = 0;  // frames its reference-only features were computed on
+  uint64_t uploads = 0;         // reference pictures copied to the device (a GPU backend and host pictures)
+  uint64_t uploaded_bytes = 0;
+};
+
+// One reference for several distorted streams (an encoding ladder). Each reference picture is handed over once:
+// on a GPU it is copied to the device once, and the features that read the reference alone (motion: integer_motion,
+// float_motion) are computed once; every Scorer made with ScorerConfig::shared_reference reads the device copy and
+// takes those values, so its scores are bit for bit those of a scorer of its own. A scorer whose first pair takes
+// shared frame k > 0 computes the reference-only features itself for the frames that would read references before
+// k (one or two), as a scorer of its own that started at k does.
+class SharedReference {
+ public:
+  virtual ~SharedReference() = default;
+  // `cfg` as the scorers' (models, features, backend, vendor, device, tuning): the reference-only features of its
+  // models and features are the ones computed here. Automatic placement (device_id -1) places the shared reference;
+  // its scorers follow it.
+  static Status create(const ScorerConfig& cfg, const VideoGeometry& reference, std::shared_ptr<SharedReference>* out);
+
+  // Hands over the next reference picture (display order, the first is frame 0) and returns its handle for the
+  // scorers' pairs. `release` is called once, from any thread, when neither the shared reference nor any scorer
+  // reads the picture any more (the last handle is gone and its features are computed); also when submit fails.
+  // Blocks while the GPU copies held by scorers fill the pool.
+  virtual Status submit(const PictureView& reference, std::function<void()> release,
+                        std::shared_ptr<const SharedFrame>* out) = 0;
+  virtual Backend backend() const = 0;
+  virtual int device() const = 0;  // as Scorer::device()
+  virtual std::string backend_description() const = 0;
+  // The reference-only features computed here (libvmaf's extractor names), in computation order; empty when the
+  // models and features read no reference alone.
+  virtual std::vector<std::string> features() const = 0;
+  virtual SharedReferenceCounters counters() const = 0;
 };
 
 }  // namespace vmafx

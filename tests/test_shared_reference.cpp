@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// SharedReference on the CPU backend: a ladder of four renditions (one smaller, one joining late) scored against one
+// shared reference equals a scorer of its own per rendition bit for bit, frame by frame and pooled, while the
+// reference-only features run once per reference frame (counted); the pairs a shared scorer refuses. Synthetic
+// pictures: runs without ../shared.
+#include <gtest/gtest.h>
+
+#include "assert_ok.h"
+#include "ladder_check.h"
+
+namespace vmafx::test {
+namespace {
+
+ScorerConfig ladder_config(unsigned threads) {
+  ScorerConfig cfg = scorer_config("vmaf_v0.6.1", {"float_motion", "psnr"});
+  cfg.backend = Backend::cpu;
+  cfg.threads = threads;
+  return cfg;
+}
+
+TEST(SharedReference, FourRenditionsEqualTheirOwnRunsWithTheReferenceFeaturesOncePerFrame) {
+  const ladder::Clip ref = ladder::reference(96, 64, 12);
+  const auto rends = ladder::four(ref);
+  for (unsigned threads : {0u, 3u}) {
+    const ScorerConfig cfg = ladder_config(threads);
+    const ladder::LadderRun lr = ladder::shared(cfg, ref, rends);
+    ASSERT_EQ(lr.runs.size(), rends.size());
+    EXPECT_EQ(lr.backend, "cpu");
+    size_t differ = 0;
+    for (size_t k = 0; k < rends.size(); k++) {
+      const ladder::Run own = ladder::alone(cfg, ref, rends[k]);
+      ASSERT_EQ(own.frames.size(), rends[k].clip.frames.size());
+      differ += ladder::compare(own, lr.runs[k], "rendition " + std::to_string(k) + ", threads " + std::to_string(threads));
+      // A scorer of its own computes motion on every frame; the shared one never (from reference frame 0) or on
+      // the frame before it reads a reference it was not given (the late one: its frame 0).
+      EXPECT_EQ(own.counters.reference_feature_frames, own.frames.size());
+      const uint64_t local = rends[k].first == 0 ? 0 : 1;
+      EXPECT_EQ(lr.runs[k].counters.reference_feature_frames, local) << "rendition " << k;
+      EXPECT_EQ(lr.runs[k].counters.shared_frames, rends[k].clip.frames.size() - local) << "rendition " << k;
+    }
+    EXPECT_EQ(differ, 0u);
+    // Once per reference frame: integer_motion and float_motion on 12 frames, no device copies on the CPU.
+    EXPECT_EQ(lr.shared.frames, ref.frames.size());
+    EXPECT_EQ(lr.shared.feature_frames, ref.frames.size());
+    EXPECT_EQ(lr.shared.uploads, 0u);
+  }
+}
+
+TEST(SharedReference, TheSharedFeaturesAreTheReferenceOnlyOnes) {
+  std::shared_ptr<SharedReference> sr;
+  ASSERT_OK(SharedReference::create(ladder_config(0), {96, 64, 8, Chroma::k420}, &sr));
+  EXPECT_EQ(sr->features(), (std::vector<std::string>{"motion", "float_motion"}));
+  ScorerConfig none = scorer_config("", {"psnr"});
+  none.backend = Backend::cpu;
+  ASSERT_OK(SharedReference::create(none, {96, 64, 8, Chroma::k420}, &sr));
+  EXPECT_TRUE(sr->features().empty());
+}
+
+TEST(SharedReference, PairsThatDoNotFitTheSharedReferenceAreRefusedAndReleased) {
+  const ladder::Clip ref = ladder::reference(96, 64, 4);
+  const ladder::Clip dist = ladder::rendition(ref, 96, 64, 24, 1);
+  const ScorerConfig cfg = ladder_config(0);
+  std::shared_ptr<SharedReference> sr;
+  ASSERT_OK(SharedReference::create(cfg, ref.geometry(), &sr));
+  ScorerConfig c = cfg;
+  c.shared_reference = sr;
+  std::unique_ptr<Scorer> s;
+  ASSERT_OK(Scorer::create(c, {ref.geometry(), dist.geometry()}, &s));
+  int released = 0;
+  // Without its shared frame.
+  Status st = s->submit(frame_pair(ref.view(0), dist.view(0), 0, 0, [&] { released++; }));
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_NE(st.message().find("FramePair::shared"), std::string::npos) << st.message();
+  EXPECT_EQ(released, 1);
+
+  std::vector<std::shared_ptr<const SharedFrame>> frames(3);
+  for (size_t i = 0; i < frames.size(); i++) ASSERT_OK(sr->submit(ref.view(i), {}, &frames[i]));
+  // A scorer of another shared reference's frames, and a frame out of turn.
+  std::shared_ptr<SharedReference> other;
+  ASSERT_OK(SharedReference::create(cfg, ref.geometry(), &other));
+  std::shared_ptr<const SharedFrame> foreign;
+  ASSERT_OK(other->submit(ref.view(0), {}, &foreign));
+  FramePair p = frame_pair({}, dist.view(0), 0, 0, [&] { released++; });
+  p.shared = foreign;
+  st = s->submit(std::move(p));
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_EQ(released, 2);
+
+  std::unique_ptr<Scorer> s2;
+  ASSERT_OK(Scorer::create(c, {ref.geometry(), dist.geometry()}, &s2));
+  p = frame_pair({}, dist.view(0), 0, 0);
+  p.shared = frames[0];
+  ASSERT_OK(s2->submit(std::move(p)));
+  p = frame_pair({}, dist.view(1), 1, 1, [&] { released++; });
+  p.shared = frames[2];
+  st = s2->submit(std::move(p));
+  EXPECT_EQ(st.code(), Errc::invalid_argument);
+  EXPECT_NE(st.message().find("shared frame 2 where frame 1 comes next"), std::string::npos) << st.message();
+  EXPECT_EQ(released, 3);
+
+  // A picture of another size for the shared reference.
+  const ladder::Clip small = ladder::reference(48, 32, 1);
+  std::shared_ptr<const SharedFrame> bad;
+  bool bad_released = false;
+  st = sr->submit(small.view(0), [&] { bad_released = true; }, &bad);
+  EXPECT_EQ(st.code(), Errc::unsupported);
+  EXPECT_TRUE(bad_released);
+  EXPECT_FALSE(bad);
+}
+
+TEST(SharedReference, TheCallersReleaseRunsOnceTheLastHolderIsGone) {
+  const ladder::Clip ref = ladder::reference(96, 64, 3);
+  const ladder::Clip dist = ladder::rendition(ref, 96, 64, 24, 1);
+  const ScorerConfig cfg = ladder_config(2);
+  std::shared_ptr<SharedReference> sr;
+  ASSERT_OK(SharedReference::create(cfg, ref.geometry(), &sr));
+  ScorerConfig c = cfg;
+  c.shared_reference = sr;
+  std::unique_ptr<Scorer> a, b;
+  ASSERT_OK(Scorer::create(c, {ref.geometry(), dist.geometry()}, &a));
+  ASSERT_OK(Scorer::create(c, {ref.geometry(), dist.geometry()}, &b));
+  std::atomic<int> released{0};
+  for (size_t i = 0; i < ref.frames.size(); i++) {
+    std::shared_ptr<const SharedFrame> sf;
+    ASSERT_OK(sr->submit(ref.view(i), [&] { released++; }, &sf));
+    for (Scorer* s : {a.get(), b.get()}) {
+      FramePair p = frame_pair({}, dist.view(i), int64_t(i), i);
+      p.shared = sf;
+      ASSERT_OK(s->submit(std::move(p)));
+    }
+  }
+  ASSERT_OK(a->flush());
+  ASSERT_OK(b->flush());
+  a.reset();
+  b.reset();
+  // The shared reference still holds the last frame (the next one would read it as its previous reference).
+  EXPECT_EQ(released.load(), 2);
+  c.shared_reference.reset();
+  sr.reset();
+  EXPECT_EQ(released.load(), 3);
+}
+
+}  // namespace
+}  // namespace vmafx::test
