@@ -140,13 +140,13 @@ class ScorerImpl final : public Scorer {
   std::unique_ptr<features::Backend> backend_;
   size_t capacity_ = 3;
   // ScorerConfig::shared_reference: per plan feature the shared plan's instance (-1: computed here), how many
-  // previous references the shared features read, and the shared frame of this scorer's frame 0.
+  // previous references the shared features read.
   std::shared_ptr<SharedReference> shared_owner_;
   const scoring::SharedReferenceImpl* shared_ = nullptr;
   std::vector<int> shared_slot_;
   unsigned shared_back_ = 0;
   bool any_shared_ = false;
-  uint64_t shared_offset_ = 0;
+  std::deque<int64_t> recent_shared_;  // the shared frames of the last shared_back_ frames (-1: none)
 
   // Written by the in-order stage only (one thread at a time), read by the caller after flush().
   Collector collector_;
@@ -304,16 +304,14 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
     if (pair.release) pair.release();
     return s;
   };
-  // A shared reference's frame: the reference is its device copy where the backend reads device memory.
+  // A shared reference's frame: the reference is its device copy where the backend reads device memory. A pair
+  // without one brings its own reference.
   std::shared_ptr<const SharedFrame> sf = std::move(pair.shared);
-  if (shared_) {
-    if (!sf)
-      return fail({Errc::invalid_argument, "this scorer reads a shared reference: each pair takes its reference from "
-                                           "SharedReference::submit (FramePair::shared is empty)"});
+  if (sf && !shared_)
+    return fail({Errc::invalid_argument, "the pair has a shared frame but the scorer has no shared reference"});
+  if (sf) {
     if (sf->owner != shared_) return fail({Errc::invalid_argument, "the pair's shared frame is of another shared reference"});
     pair.ref = sf->device.memory == MemoryKind::device && backend_->accepts(MemoryKind::device) ? sf->device : sf->host;
-  } else if (sf) {
-    return fail({Errc::invalid_argument, "the pair has a shared frame but the scorer has no shared reference"});
   }
   if (Status s = validate_view(pair.ref); !s) return fail(s.prepend("reference"));
   if (Status s = validate_view(pair.dist); !s) return fail(s.prepend("distorted"));
@@ -349,20 +347,23 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
       }
       if (!error_.is_ok()) return fail(error_);
     }
-    if (sf) {
-      // Consecutive shared frames from the first one on.
-      if (submitted_ == 0) shared_offset_ = sf->index;
-      else if (sf->index != shared_offset_ + submitted_)
-        return fail({Errc::invalid_argument, "the pair takes shared frame " + std::to_string(sf->index) +
-                                                 " where frame " + std::to_string(shared_offset_ + submitted_) +
-                                                 " comes next"});
-    }
     if (submitted_ == 0) t_first_ = Clock::now();
     features::Frame& f = entry->frame;
     f.index = submitted_++;
-    // The shared values are a separate run's when the shared frames before this one are what it would read: from
-    // shared frame 0 on always; else once the frame reads no reference before the scorer's first.
-    f.reference_shared = any_shared_ && (shared_offset_ == 0 || f.index >= shared_back_);
+    // The shared values are those of a run of this scorer alone when the references the shared reference's frame
+    // read before it are the ones this scorer was given before this frame: the last shared_back_ frames took the
+    // shared frames just before (or, at both streams' start, neither has them).
+    bool take_shared = sf && any_shared_;
+    for (unsigned k = 1; take_shared && k <= shared_back_; k++) {
+      const int64_t mine = int64_t(f.index) - k, theirs = int64_t(sf->index) - k;
+      if (mine < 0 || theirs < 0) take_shared = mine < 0 && theirs < 0;
+      else take_shared = recent_shared_[recent_shared_.size() - k] == theirs;
+    }
+    if (shared_back_ > 0) {
+      recent_shared_.push_back(sf ? int64_t(sf->index) : -1);
+      if (recent_shared_.size() > shared_back_) recent_shared_.pop_front();
+    }
+    f.reference_shared = take_shared;
     bool local_reference = false;
     for (const auto& inst : plan_.features) local_reference = local_reference || (inst.reference_only() && f.runs(inst));
     if (f.reference_shared) counters_.shared_frames++;

@@ -136,7 +136,7 @@ struct FramePair {
   // (also when submit fails). Pictures stay valid until then.
   std::function<void()> release;
   // With ScorerConfig::shared_reference: this frame's reference, as SharedReference::submit returned it (`ref` is
-  // then left empty). A scorer's pairs take consecutive shared frames; its first pair may take any.
+  // then left empty). A pair may also come without one (its own `ref`): the scorer computes every feature for it.
   std::shared_ptr<const SharedFrame> shared;
 };
 
@@ -201,9 +201,10 @@ struct SharedReferenceCounters {
 // One reference for several distorted streams (an encoding ladder). Each reference picture is handed over once:
 // on a GPU it is copied to the device once, and the features that read the reference alone (motion: integer_motion,
 // float_motion) are computed once; every Scorer made with ScorerConfig::shared_reference reads the device copy and
-// takes those values, so its scores are bit for bit those of a scorer of its own. A scorer whose first pair takes
-// shared frame k > 0 computes the reference-only features itself for the frames that would read references before
-// k (one or two), as a scorer of its own that started at k does.
+// takes those values, so its scores are bit for bit those of a scorer of its own. A scorer takes the shared values of
+// a frame only where the shared reference's frame read the same previous references as the scorer's own frame would:
+// where its pairs start at a later shared frame, skip shared frames or come without one, it computes those features
+// itself for the next frame or two, as a scorer of its own fed the same pairs does.
 class SharedReference {
  public:
   virtual ~SharedReference() = default;
