@@ -118,10 +118,12 @@ struct ScoringSession::Rendition {
   uint64_t parts_frames = 0;
   double parts_seconds = 0;
   std::vector<std::string> names, model_names;
+  std::shared_ptr<SharedReference> shared;  // the shared reference this part's scorer reads, or null
   std::string scaled_from;
   bool said_scaling = false;
   bool ended = false;
   RenditionCounts counts;  // when its pad was removed
+  ScorerCounters counters;  // of the finished parts
 };
 
 ScoringSession::ScoringSession(StreamPairing* pairing, SessionCallbacks callbacks)
@@ -267,6 +269,13 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
       return false;
     }
   }
+  // Several renditions: their scorers read one shared reference.
+  r.shared.reset();
+  if (pairing_->renditions().size() > 1) {
+    if (!ensure_shared(sc, ref)) return false;
+    sc.shared_reference = shared_;
+    r.shared = shared_;
+  }
   const uint64_t base = r.base;
   Rendition* rp = &r;
   sc.on_frame = [this, rp, base](const FrameScore& fs) {
@@ -332,11 +341,52 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
   return true;
 }
 
+bool ScoringSession::ensure_shared(const ScorerConfig& cfg, const FrameShape& ref) {
+  if (shared_ && shared_shape_ == ref) return true;
+  shared_.reset();
+  recent_.clear();
+  ScorerConfig sc = cfg;
+  sc.on_frame = nullptr;
+  Status st;
+  if (cfg_.background_priority || pairing_->live()) {
+    std::thread t([&] {
+      lower_thread_priority();
+      st = SharedReference::create(sc, ref.geometry, &shared_);
+    });
+    t.join();
+  } else {
+    st = SharedReference::create(sc, ref.geometry, &shared_);
+  }
+  if (!st) {
+    error(st.code() == Errc::device_unavailable ? 0 : 3, st.code(),
+          st.code() == Errc::device_unavailable ? "No usable GPU for backend=hip"
+                                                : "Could not set up scoring for " + pad_name(kRefPad),
+          st.to_string());
+    shared_.reset();
+    return false;
+  }
+  shared_shape_ = ref;
+  if (shared_->backend() == Backend::hip && placed_device_ < 0) placed_device_ = shared_->device();
+  return true;
+}
+
+std::shared_ptr<const SharedFrame> ScoringSession::find_shared(const SharedReference* shared, const Frame& ref) {
+  if (shared != shared_.get()) return nullptr;
+  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it)
+    if (it->payload == ref.payload.get() && it->pts == ref.pts) return it->frame.lock();
+  return nullptr;
+}
+
 void ScoringSession::finish_part(Rendition& r) {
   if (!r.scorer) return;
   Status st = r.scorer->flush();
   if (!st) error(0, st.code(), "Scoring failed on " + pad_name(r.pad), st.to_string());
   const uint64_t n = r.scorer->frames_submitted();
+  const ScorerCounters c = r.scorer->counters();
+  r.counters.frames += c.frames;
+  r.counters.reference_feature_frames += c.reference_feature_frames;
+  r.counters.shared_frames += c.shared_frames;
+  r.counters.uploaded_bytes += c.uploaded_bytes;
   r.merged.append(r.scorer->collector(), r.base);
   const double fps = r.scorer->fps();
   if (n && fps > 0) r.parts_seconds += double(n) / fps;
@@ -369,12 +419,33 @@ void ScoringSession::handle_pair(Work& w) {
   if (!r.scorer && !make_scorer(r, w.p.ref, rs, ds)) return;
 
   auto held = std::make_shared<std::pair<ReadPicture, ReadPicture>>();
-  Status st = cb_.read(kRefPad, w.p.ref, &held->first);
-  if (!st) {
-    error(0, st.code(), "Cannot read the reference frame on " + pad_name(kRefPad) + ": " +
-                            short_reason(st.message()),
-          st.to_string());
-    return;
+  // With a shared reference: the reference frame another rendition already handed to it, else read here and handed
+  // to it now (kept readable until the shared reference and every scorer let go of it).
+  std::shared_ptr<const SharedFrame> shared_frame = r.shared ? find_shared(r.shared.get(), w.p.ref) : nullptr;
+  Status st;
+  if (!shared_frame) {
+    st = cb_.read(kRefPad, w.p.ref, &held->first);
+    if (!st) {
+      error(0, st.code(), "Cannot read the reference frame on " + pad_name(kRefPad) + ": " +
+                              short_reason(st.message()),
+            st.to_string());
+      return;
+    }
+    if (r.shared && r.shared == shared_) {
+      auto keep = std::make_shared<ReadPicture>(held->first);
+      auto payload = w.p.ref.payload;
+      st = shared_->submit(keep->view, [keep, payload]() mutable {
+        keep.reset();
+        payload.reset();
+      }, &shared_frame);
+      if (!st) {
+        error(0, st.code(), "Scoring failed on " + pad_name(kRefPad), st.to_string());
+        return;
+      }
+      while (!recent_.empty() && (recent_.size() >= 256 || recent_.front().frame.expired())) recent_.pop_front();
+      recent_.push_back({w.p.ref.payload.get(), w.p.ref.pts, shared_frame});
+      held->first = ReadPicture{};  // the shared frame holds it
+    }
   }
   st = cb_.read(pad, w.p.dist, &held->second);
   if (!st) {
@@ -393,7 +464,8 @@ void ScoringSession::handle_pair(Work& w) {
   // The pair's pictures: the engine drops its copy when it no longer reads them; they go with the last copy.
   auto make = [&](bool scored) {
     FramePair fp;
-    fp.ref = held->first.view;
+    if (shared_frame) fp.shared = shared_frame;
+    else fp.ref = held->first.view;
     fp.dist = held->second.view;
     const Frame& out = pad == kRefPad ? w.p.dist : w.p.ref;
     fp.timestamp = out.pts == kNoTime ? -1 : int64_t(out.pts);
@@ -443,6 +515,7 @@ RenditionResult ScoringSession::result_of(Rendition& r) {
   out.counts = r.ended ? r.counts : pairing_->counts(r.pad);
   out.scaled_from = r.scaled_from;
   out.ref_geometry = r.ref_shape.geometry;
+  out.counters = r.counters;
   return out;
 }
 

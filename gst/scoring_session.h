@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -61,6 +62,7 @@ struct RenditionResult {
   RenditionCounts counts;
   std::string scaled_from;  // "WxH" when the rendition was scaled
   VideoGeometry ref_geometry;
+  ScorerCounters counters;  // summed over the parts (frames on which the reference's motion was shared, ...)
 };
 
 struct SessionConfig {
@@ -136,6 +138,11 @@ class ScoringSession {
   void end_segment(bool final, const std::vector<std::pair<unsigned, RenditionCounts>>* counts);
   void end_rendition(unsigned pad);
   bool make_scorer(Rendition& r, const Frame& ref_frame, const FrameShape& ref, const FrameShape& dist);
+  // The shared reference for reference frames of shape `ref` (made, or made anew after a caps change), with the
+  // settings `cfg` (after prepare); false after an error was reported.
+  bool ensure_shared(const ScorerConfig& cfg, const FrameShape& ref);
+  // The live shared frame of reference frame `ref` in the shared reference `shared`, or null.
+  std::shared_ptr<const SharedFrame> find_shared(const SharedReference* shared, const Frame& ref);
   void finish_part(Rendition& r);
   RenditionResult result_of(Rendition& r);
   Status write_results(const std::vector<RenditionResult>& results);
@@ -152,6 +159,18 @@ class ScoringSession {
   // The GPU the session's first GPU scorer was placed on (device-id -1): the other renditions' scorers go there too,
   // since they share the reference's frames (imported on one device). Session thread only.
   int placed_device_ = -1;
+  // With several renditions: the reference's shared reference (vmafx/scorer.h: each reference frame copied to the
+  // GPU once and its motion computed once for every rendition's scorer), for the reference's current shape; and the
+  // recent reference frames handed to it, found again by their payload while a scorer still holds them (a rendition
+  // whose frame is no longer there brings its own reference, scored exactly the same). Session thread only.
+  std::shared_ptr<SharedReference> shared_;
+  FrameShape shared_shape_;
+  struct RecentRef {
+    const void* payload = nullptr;
+    Time pts = kNoTime;
+    std::weak_ptr<const SharedFrame> frame;
+  };
+  std::deque<RecentRef> recent_;
   std::atomic<uint64_t> scored_{0};
   std::map<unsigned, std::unique_ptr<Rendition>> renditions_;
   std::map<unsigned, std::string> pad_names_;

@@ -365,6 +365,60 @@ TEST(ScoringSession, ResultsFilesAreWrittenPerRenditionWithAPattern) {
   EXPECT_EQ(session.results_path_for(kDistPad, "dist_sink", 1), dir + "/session-dist_sink.json");
 }
 
+// Several renditions read one shared reference: each rendition's scores equal the engine's own run of it bit for bit,
+// and none of their scorers computes the reference's motion (it is computed once per reference frame). One smaller
+// rendition (scaled) and one whose frames start later.
+TEST(ScoringSession, RenditionsShareTheReferencesMotionAndScoreAsAlone) {
+  StreamPairing pairing;
+  pairing.add_pad(2, 0, false);
+  pairing.add_pad(3, 0, false);
+  Collected c;
+  ScoringSession session(&pairing, callbacks(&c));
+  pairing.start(pairing_config());
+  ASSERT_TRUE(session.add_rendition(kDistPad, "dist_sink", false));
+  ASSERT_TRUE(session.add_rendition(2, "dist_sink_0", false));
+  ASSERT_TRUE(session.add_rendition(3, "dist_sink_1", false));
+  ASSERT_TRUE(session.start(session_config()));
+  std::vector<std::shared_ptr<Picture>> ref;
+  std::map<unsigned, std::vector<std::shared_ptr<Picture>>> dist;
+  Report r;
+  constexpr uint32_t kN = 10, kLate = 3;
+  for (uint32_t i = 0; i < kN; i++) {
+    ref.push_back(make_picture(64, 48, i, 0));
+    pairing.push(kRefPad, frame(i, ref.back()), &r);
+    dist[kDistPad].push_back(make_picture(64, 48, i, 6));
+    pairing.push(kDistPad, frame(i, dist[kDistPad].back()), &r);
+    dist[2].push_back(make_picture(32, 24, i, 3));
+    pairing.push(2, frame(i, dist[2].back()), &r);
+    if (i >= kLate) {
+      dist[3].push_back(make_picture(64, 48, i, 9));
+      pairing.push(3, frame(i, dist[3].back()), &r);
+    }
+  }
+  for (unsigned p : {kRefPad, kDistPad, 2u, 3u}) pairing.end(p, &r);
+  ASSERT_TRUE(c.wait_end(1));
+  session.stop();
+  ASSERT_TRUE(c.errors.empty()) << c.errors[0];
+  ASSERT_EQ(c.ends[0].size(), 3u);
+  for (const RenditionResult& res : c.ends[0]) {
+    const std::vector<std::shared_ptr<Picture>> refs(ref.begin() + (res.pad == 3 ? kLate : 0), ref.end());
+    std::vector<std::string> names;
+    const std::vector<FrameScore> want = direct(refs, dist[res.pad], &names);
+    std::vector<FrameScore> got;
+    for (const auto& [f, s] : c.frames)
+      if (f.pad == res.pad) got.push_back(s);
+    ASSERT_EQ(got.size(), want.size()) << "pad " << res.pad;
+    // The late pad's pairing may hold reference frames before its first (pairing by time): the engine's run starts
+    // where the session's did.
+    for (size_t i = 0; i < want.size(); i++) expect_same(got[i], want[i], names);
+    EXPECT_EQ(res.counters.frames, want.size()) << "pad " << res.pad;
+    // Motion of the late rendition's first frame reads no reference before it: computed by its own scorer.
+    const uint64_t local = res.pad == 3 ? 1 : 0;
+    EXPECT_EQ(res.counters.reference_feature_frames, local) << "pad " << res.pad;
+    EXPECT_EQ(res.counters.shared_frames, want.size() - local) << "pad " << res.pad;
+  }
+}
+
 TEST(ScoringSession, WithoutAPatternOtherRenditionsGetThePadNameBeforeTheExtension) {
   StreamPairing pairing;
   Collected c;
