@@ -34,8 +34,10 @@ class FrameUploader {
   static constexpr unsigned kMaxFrames = 64;
   virtual ~FrameUploader() = default;
   // Copies `host` (a host picture) into a free device frame; *device gets its view (the same layout, device memory),
-  // *slot the frame to give back once no kernel reads it any more (every reader's work has finished).
-  virtual Status upload(const PictureView& host, PictureView* device, unsigned* slot) = 0;
+  // *slot the frame to give back once no kernel reads it any more (every reader's work has finished). `luma_only`:
+  // for readers that never read chroma, only the luma is copied, and the view's chroma planes lie over the luma rows
+  // (device memory of their size, not the picture's chroma).
+  virtual Status upload(const PictureView& host, bool luma_only, PictureView* device, unsigned* slot) = 0;
   virtual void give_back(unsigned slot) = 0;
   virtual uint64_t uploads() const = 0;
   virtual uint64_t uploaded_bytes() const = 0;

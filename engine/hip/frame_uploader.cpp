@@ -2,7 +2,7 @@
 // FrameUploader (hip/backend.h): device copies of host pictures for several readers. A frame of the pool holds a
 // device buffer, pinned staging of the same layout and the event of its last copy; the planes are laid out one after
 // another with rows DeviceBuffer::kPitchAlignment apart, and planes that share rows (the interleaved CbCr of NV12,
-// P010) are copied once.
+// P010) are copied once. A luma-only copy leaves the chroma out.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -25,7 +25,7 @@ class Uploader final : public FrameUploader {
   explicit Uploader(std::shared_ptr<Device> device) : device_(std::move(device)) {}
   ~Uploader() override = default;
 
-  Status upload(const PictureView& host, PictureView* out, unsigned* slot) override {
+  Status upload(const PictureView& host, bool luma_only, PictureView* out, unsigned* slot) override {
     if (host.memory != MemoryKind::host) return {Errc::invalid_argument, "frame uploader: the picture is not in host memory"};
     // The layout: per plane its offset and pitch in the copy; a plane inside the rows of an earlier one keeps its
     // place in that plane's rows.
@@ -40,7 +40,8 @@ class Uploader final : public FrameUploader {
     size_t plane_offset[3] = {}, plane_pitch[3] = {};
     size_t total = 0;
     const size_t bps = host.bytes_per_sample;
-    for (unsigned p = 0; p < host.plane_count(); p++) {
+    const unsigned copied = luma_only ? 1 : host.plane_count();
+    for (unsigned p = 0; p < copied; p++) {
       const PlaneView& pl = host.planes[p];
       bool inside = false;
       for (unsigned q = 0; q < p && !inside; q++) {
@@ -87,8 +88,10 @@ class Uploader final : public FrameUploader {
     v.memory = MemoryKind::device;
     v.device = device_->info().index;
     for (unsigned p = 0; p < host.plane_count(); p++) {
-      v.planes[p].data = f.device.as<uint8_t>() + plane_offset[p];
-      v.planes[p].stride = ptrdiff_t(plane_pitch[p]);
+      // Chroma left out: over the luma rows, which hold a chroma plane's rows (as many or fewer, no wider).
+      const unsigned from = p < copied ? p : 0;
+      v.planes[p].data = f.device.as<uint8_t>() + plane_offset[from];
+      v.planes[p].stride = ptrdiff_t(plane_pitch[from]);
     }
     *out = v;
     *slot = s;

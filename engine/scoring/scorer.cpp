@@ -311,7 +311,9 @@ Status ScorerImpl::submit(FramePair pair, Clock::time_point deadline) {
     return fail({Errc::invalid_argument, "the pair has a shared frame but the scorer has no shared reference"});
   if (sf) {
     if (sf->owner != shared_) return fail({Errc::invalid_argument, "the pair's shared frame is of another shared reference"});
-    pair.ref = sf->device.memory == MemoryKind::device && backend_->accepts(MemoryKind::device) ? sf->device : sf->host;
+    const bool device_copy = sf->device.memory == MemoryKind::device && backend_->accepts(MemoryKind::device) &&
+                             !(sf->luma_only && (plan_.reads() & features::kReadsChroma));
+    pair.ref = device_copy ? sf->device : sf->host;
   }
   if (Status s = validate_view(pair.ref); !s) return fail(s.prepend("reference"));
   if (Status s = validate_view(pair.dist); !s) return fail(s.prepend("distorted"));

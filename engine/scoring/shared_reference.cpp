@@ -41,6 +41,7 @@ Status SharedReferenceImpl::init(const ScorerConfig& cfg, const VideoGeometry& g
   plan_.geometry = g;
   plan_.dist_geometry = g;
   plan_.threads = std::min(cfg.threads, Scorer::kMaxThreads);
+  luma_only_ = !(all.reads() & features::kReadsChroma);
   for (const features::Instance& inst : all.features)
     if (inst.reference_only()) {
       frames_back_ = std::max(frames_back_, inst.desc->references_back(inst.options));
@@ -114,8 +115,9 @@ Status SharedReferenceImpl::submit(const PictureView& ref, std::function<void()>
   if (ref.memory == MemoryKind::device) {
     sf->device = ref;
   } else if (uploader_) {
-    if (Status s = uploader_->upload(ref, &sf->device, &sf->slot); !s) return fail(s);
+    if (Status s = uploader_->upload(ref, luma_only_, &sf->device, &sf->slot); !s) return fail(s);
     sf->uploader = uploader_;
+    sf->luma_only = luma_only_;
   }
   sf->release = std::move(release);  // from here on the frame gives the picture back
 

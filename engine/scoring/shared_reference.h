@@ -33,6 +33,7 @@ struct SharedFrame {
   uint64_t index = 0;
   PictureView host;    // the caller's picture (host memory; a device picture when the caller gave one)
   PictureView device;  // the device copy (memory == device) or, without one, the caller's device picture; else empty
+  bool luma_only = false;  // the device copy holds the luma alone (its chroma planes lie over the luma rows)
   const scoring::SharedReferenceImpl* owner = nullptr;
   // Written once, under state->mu, when the reference-only features of the frame are done.
   std::vector<double> values;  // the owner's plan order and offsets
@@ -91,6 +92,7 @@ class SharedReferenceImpl final : public SharedReference {
   Backend kind_ = Backend::cpu;
   std::unique_ptr<features::Backend> backend_;
   std::shared_ptr<hip::FrameUploader> uploader_;
+  bool luma_only_ = false;  // no feature of the configuration reads chroma: the device copies hold the luma alone
   size_t capacity_ = 2;
 
   std::shared_ptr<SharedState> state_ = std::make_shared<SharedState>();
