@@ -30,6 +30,13 @@ Status add_feature(const features::FeatureDesc& desc, const features::OptionList
 
 }  // namespace
 
+Status resolve_feature(const FeatureRequest& fr, const features::FeatureDesc** desc, features::Options* options) {
+  *desc = features::find(fr.name);
+  if (!*desc || !(*desc)->implemented())
+    return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
+  return features::parse_options(**desc, fr.options, options).prepend("feature " + fr.name);
+}
+
 Status plan_features(const ScorerConfig& cfg, const VideoGeometry& geometry, bool notify, features::Plan* plan,
                      std::vector<Model>* models) {
   for (const ModelRequest& mr : cfg.models) {
@@ -44,14 +51,12 @@ Status plan_features(const ScorerConfig& cfg, const VideoGeometry& geometry, boo
     models->push_back(std::move(model));
   }
   for (const FeatureRequest& fr : cfg.features) {
-    const features::FeatureDesc* desc = features::find(fr.name);
-    if (!desc || !desc->implemented())
-      return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
+    const features::FeatureDesc* desc = nullptr;
+    features::Options o;
+    VMAFX_TRY(resolve_feature(fr, &desc, &o));
     // An extra feature whose check says the picture is outside what it scores (Errc::out_of_range: MS-SSIM below
     // 176x176) is left out with one warning, the other scores kept (unless cfg.leave_out_unfit_features is false:
     // then an error, as libvmaf 3.2 stops the whole run); any other refusal, and every model feature, is an error.
-    features::Options o;
-    VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
     if (desc->check) {
       if (Status size = desc->check(o, geometry); size.code() == Errc::out_of_range) {
         if (!cfg.leave_out_unfit_features)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "features/backend.h"
+#include "features/table.h"
 #include "vmafx/model.h"
 #include "vmafx/scorer.h"
 
@@ -14,6 +15,10 @@ namespace vmafx::scoring {
 // order), then the extra ones, one instance per extractor and options. *models gets each model, loaded, in cfg.models
 // order. An extra feature the picture is too small for is left out with a notice through cfg.on_notice when `notify`
 // (or fails the plan: ScorerConfig::leave_out_unfit_features).
+// The table's extractor for a feature asked for and its parsed options: Errc::unsupported for an unknown name
+// (listing the known ones) and for options it does not take.
+Status resolve_feature(const FeatureRequest& request, const features::FeatureDesc** desc, features::Options* options);
+
 Status plan_features(const ScorerConfig& cfg, const VideoGeometry& geometry, bool notify, features::Plan* plan,
                      std::vector<Model>* models);
 

@@ -635,11 +635,9 @@ Status Scorer::validate(const ScorerConfig& cfg) {
     VMAFX_TRY(Model::load(mr.model, mr.overrides, &model));
   }
   for (const FeatureRequest& fr : cfg.features) {
-    const features::FeatureDesc* desc = features::find(fr.name);
-    if (!desc || !desc->implemented())
-      return {Errc::unsupported, "unknown feature '" + fr.name + "' (known: " + features::implemented_names() + ")"};
+    const features::FeatureDesc* desc = nullptr;
     features::Options o;
-    VMAFX_TRY(features::parse_options(*desc, fr.options, &o).prepend("feature " + fr.name));
+    VMAFX_TRY(scoring::resolve_feature(fr, &desc, &o));
   }
   return Status::ok();
 }
