@@ -165,6 +165,8 @@ Status ScoringSession::start(const SessionConfig& config) {
   failed_ = false;
   scored_ = 0;
   renditions_.clear();
+  recent_.clear();
+  shared_.reset();
   // What can fail before the first frame fails here: the results files.
   if (!cfg_.results_path.empty()) {
     std::lock_guard<std::mutex> lk(names_mu_);

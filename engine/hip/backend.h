@@ -27,7 +27,7 @@ Status create_backend(const features::Plan& plan, const BackendOptions& options,
                       std::unique_ptr<features::Backend>* out);
 
 // Device copies of host pictures that several scorers read (a shared reference): each upload fills a free frame of
-// a pool that grows on demand (up to kMaxFrames, then upload() waits for a give_back()), with one copy from pinned
+// a pool that grows on demand (beyond kMaxFrames only after waiting 2 s for a give_back()), with one copy from pinned
 // staging queued on the device's library stream, so that every kernel queued after it, on any lane, reads the copy.
 class FrameUploader {
  public:

@@ -4,6 +4,7 @@
 // another with rows DeviceBuffer::kPitchAlignment apart, and planes that share rows (the interleaved CbCr of NV12,
 // P010) are copied once. A luma-only copy leaves the chroma out.
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -69,7 +70,9 @@ class Uploader final : public FrameUploader {
     unsigned s = 0;
     {
       std::unique_lock<std::mutex> lk(mu_);
-      cv_.wait(lk, [&] { return !free_.empty() || frames_.size() < kMaxFrames; });
+      // At kMaxFrames held, a while for one to come back; then one more (readers that keep more than that many
+      // frames, such as many renditions each holding its last frames, must not wait for each other forever).
+      cv_.wait_for(lk, std::chrono::seconds(2), [&] { return !free_.empty() || frames_.size() < kMaxFrames; });
       if (free_.empty()) {
         frames_.push_back(std::make_unique<Frame>());
         s = unsigned(frames_.size() - 1);

@@ -216,7 +216,7 @@ class SharedReference {
   // Hands over the next reference picture (display order, the first is frame 0) and returns its handle for the
   // scorers' pairs. `release` is called once, from any thread, when neither the shared reference nor any scorer
   // reads the picture any more (the last handle is gone and its features are computed); also when submit fails.
-  // Blocks while the GPU copies held by scorers fill the pool.
+  // Blocks while the backend has its fill of frames, and for a while when scorers hold 64 GPU copies.
   virtual Status submit(const PictureView& reference, std::function<void()> release,
                         std::shared_ptr<const SharedFrame>* out) = 0;
   virtual Backend backend() const = 0;
