@@ -25,9 +25,9 @@
 //   bench-gpu --ladder WxH,WxH,... [--size WxH] [--frames N] [--warmup N] [--device N]
 // --ladder instead: an encoding ladder's steady state on device frames. One reference of the first --size (default
 // 1920x1080, 8 bits), one scorer per rendition size given (each scales its rendition to the reference's size), every
-// scorer fed from a thread of its own with the same reference frames (as the element's request pads and
-// vmafx-score's ladders share them): rendition frames per second, beside each rendition alone and the reference's
-// size alone.
+// scorer fed from a thread of its own with the same reference frames: rendition frames per second, beside each
+// rendition alone and the reference's size alone; then the same ladder against one SharedReference fed by one thread,
+// as vmafx-score's ladders are (motion computed once per reference frame).
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
@@ -285,6 +285,40 @@ double ladder_rate(const Options& o, const Frames& ref, const std::vector<const 
   return double(frames) * double(rungs.size()) / secs;
 }
 
+// The ladder as vmafx-score feeds it: one thread hands each reference frame to a SharedReference (motion once per
+// frame; device frames are not copied) and then every rung's pair of that frame to its scorer.
+double shared_ladder_rate(const Options& o, const Frames& ref, const std::vector<const Frames*>& rungs,
+                          unsigned frames, unsigned warmup, SharedReferenceCounters* counters) {
+  ScorerConfig base = config(o, Backend::hip);
+  base.on_frame = [](const FrameScore&) {};
+  std::shared_ptr<SharedReference> shared;
+  if (Status st = SharedReference::create(base, geometry(ref).ref, &shared); !st) die("shared reference", st);
+  std::vector<std::unique_ptr<Scorer>> scorers(rungs.size());
+  for (size_t k = 0; k < rungs.size(); k++) {
+    ScorerConfig cfg = base;
+    cfg.shared_reference = shared;
+    StreamGeometry g = geometry(ref);
+    g.dist = {rungs[k]->w, rungs[k]->h, uint8_t(rungs[k]->bpc), Chroma::k420};
+    if (Status st = Scorer::create(cfg, g, &scorers[k]); !st) die("scorer", st);
+  }
+  Clock::time_point t0 = Clock::now();
+  for (unsigned i = 0; i < warmup + frames; i++) {
+    if (i == warmup) t0 = Clock::now();
+    std::shared_ptr<const SharedFrame> sf;
+    if (Status st = shared->submit(ref.dev_ref[i % ref.dev_ref.size()], {}, &sf); !st) die("shared submit", st);
+    for (size_t k = 0; k < rungs.size(); k++) {
+      FramePair p = pair_of(PictureView{}, rungs[k]->dev_dist[i % rungs[k]->dev_dist.size()], i);
+      p.shared = sf;
+      if (Status st = scorers[k]->submit(std::move(p)); !st) die("submit", st);
+    }
+  }
+  for (auto& s : scorers)
+    if (Status st = s->flush(); !st) die("flush", st);
+  const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+  *counters = shared->counters();
+  return double(frames) * double(rungs.size()) / secs;
+}
+
 int run_ladder(const Options& o, const std::shared_ptr<hip::Device>& dev) {
   const auto [rw, rh] = o.sizes.front();
   const unsigned bpc = o.depths.front();
@@ -313,6 +347,12 @@ int run_ladder(const Options& o, const std::shared_ptr<hip::Device>& dev) {
   std::string names;
   for (const Frames* f : rungs) names += (names.empty() ? "" : ", ") + std::to_string(f->h) + "p";
   std::printf("| ladder %s | %zu | %.0f | %.0f |\n", names.c_str(), rungs.size(), r, r / double(rungs.size()));
+  SharedReferenceCounters c;
+  const double rs = shared_ladder_rate(o, ref, rungs, n, warm, &c);
+  std::printf("| ladder %s, one shared reference, one feeding thread | %zu | %.0f | %.0f |\n", names.c_str(),
+              rungs.size(), rs, rs / double(rungs.size()));
+  std::printf("\nshared reference: %llu frames, motion on %llu, %llu copied to the device\n",
+              (unsigned long long)c.frames, (unsigned long long)c.feature_frames, (unsigned long long)c.uploads);
   return 0;
 }
 
