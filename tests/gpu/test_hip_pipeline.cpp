@@ -30,6 +30,7 @@
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
 #include "gpu_device.h"
+#include "hip/backend.h"
 #include "hip/motion_gpu.h"
 #include "hip/pipeline.h"
 #include "hip/psnr_gpu.h"
@@ -876,6 +877,66 @@ TEST(HipPipelineZ, DeviceFailureIsStickyAndNamesTheCall) {
   }
   EXPECT_EQ(drained.code(), Errc::device_error) << drained.to_string();
   std::printf("frame 1 after the failure: %s\n", got[1].to_string().c_str());
+}
+
+
+// ---- FrameUploader (hip/backend.h) ----------------------------------------------------------------------------
+
+// Host pictures of several layouts copied to the device and read back: every sample of every plane the view names
+// is where the device view says, for I420 (odd size), NV12 and NV21 (interleaved chroma: copied once), P010 and
+// 4:4:4 16-bit; with luma_only the luma is exact and the chroma planes lie inside the copy. Frames are reused after
+// give_back, and the counters count each upload.
+TEST(FrameUploader, DeviceCopiesHoldEveryPlaneOfEveryLayout) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  std::shared_ptr<FrameUploader> up;
+  ASSERT_OK(create_frame_uploader(dev->info().vendor, dev->info().index, &up));
+  struct Case {
+    PixelFormat format;
+    Chroma chroma;
+    unsigned bpc;
+    uint32_t w, h;
+  };
+  std::mt19937 rng(5);
+  uint64_t uploads = 0;
+  for (const Case& c : {Case{PixelFormat::i420, Chroma::k420, 8, 321, 241}, Case{PixelFormat::nv12, Chroma::k420, 8, 320, 240},
+                        Case{PixelFormat::nv21, Chroma::k420, 8, 64, 48}, Case{PixelFormat::p010, Chroma::k420, 10, 320, 180},
+                        Case{PixelFormat::i420, Chroma::k444, 16, 96, 64}}) {
+    for (bool luma_only : {false, true}) {
+      const FormatInfo fmt{c.format, c.chroma, uint8_t(c.bpc)};
+      PlaneLayout layout[3];
+      size_t size = 0;
+      const unsigned n = packed_layout(fmt, c.w, c.h, layout, &size);
+      std::vector<uint8_t> host(size);
+      for (auto& b : host) b = uint8_t(rng());
+      PictureView hv;
+      ASSERT_OK(make_picture_view(fmt, c.w, c.h, host.data(), size, layout, n, &hv));
+      PictureView dv;
+      unsigned slot = 0;
+      ASSERT_OK(up->upload(hv, luma_only, &dv, &slot));
+      uploads++;
+      ASSERT_EQ(dv.memory, MemoryKind::device);
+      ASSERT_OK(dev->synchronize());
+      for (unsigned p = 0; p < (luma_only ? 1u : hv.plane_count()); p++) {
+        const PlaneView& hp = hv.planes[p];
+        const PlaneView& dp = dv.planes[p];
+        const size_t row = size_t(hp.width) * hp.step * hv.bytes_per_sample - (hp.step - 1) * hv.bytes_per_sample;
+        // Up to the plane's last byte (a Cr plane starts a byte into its rows: not a byte past the copy).
+        std::vector<uint8_t> back(size_t(dp.stride) * (hp.height - 1) + row);
+        ASSERT_OK(dev->copy_async(CopyKind::device_to_host, back.data(), dp.data, back.size()));
+        ASSERT_OK(dev->synchronize());
+        size_t differ = 0;
+        for (uint32_t y = 0; y < hp.height; y++)
+          for (size_t x = 0; x < row; x += size_t(hp.step) * hv.bytes_per_sample)
+            for (size_t b = 0; b < hv.bytes_per_sample; b++)
+              differ += back[size_t(y) * size_t(dp.stride) + x + b] != hp.data[ptrdiff_t(y) * hp.stride + ptrdiff_t(x + b)];
+        EXPECT_EQ(differ, 0u) << "format " << int(c.format) << " " << c.w << "x" << c.h << " plane " << p
+                              << (luma_only ? " luma only" : "");
+      }
+      EXPECT_EQ(dv.planes[0].stride % 256, 0);
+      up->give_back(slot);
+    }
+  }
+  EXPECT_EQ(up->uploads(), uploads);
 }
 
 }  // namespace
