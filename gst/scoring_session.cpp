@@ -289,22 +289,7 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
   };
   sc.on_notice = cb_.on_notice;
   StreamGeometry g{rg, dg};
-  Status st;
-  const bool background = cfg_.background_priority || pairing_->live();
-  if (background && !lowered_) {
-    lower_thread_priority();  // this thread too: it reads frames and submits them
-    lowered_ = true;
-  }
-  if (background) {
-    // Made on a thread of the lowest priority: the engine's worker threads inherit it.
-    std::thread t([&] {
-      lower_thread_priority();
-      st = Scorer::create(sc, g, &r.scorer);
-    });
-    t.join();
-  } else {
-    st = Scorer::create(sc, g, &r.scorer);
-  }
+  Status st = create_engine_object([&] { return Scorer::create(sc, g, &r.scorer); });
   if (!st) {
     std::string text = "Could not set up scoring for " + name;
     int kind = 0;
@@ -343,22 +328,30 @@ bool ScoringSession::make_scorer(Rendition& r, const Frame& ref_frame, const Fra
   return true;
 }
 
+Status ScoringSession::create_engine_object(const std::function<Status()>& create) {
+  const bool background = cfg_.background_priority || pairing_->live();
+  if (background && !lowered_) {
+    lower_thread_priority();  // this thread too: it reads frames and submits them
+    lowered_ = true;
+  }
+  if (!background) return create();
+  // Made on a thread of the lowest priority: the engine's worker threads inherit it.
+  Status st;
+  std::thread t([&] {
+    lower_thread_priority();
+    st = create();
+  });
+  t.join();
+  return st;
+}
+
 bool ScoringSession::ensure_shared(const ScorerConfig& cfg, const FrameShape& ref) {
   if (shared_ && shared_shape_ == ref) return true;
   shared_.reset();
   recent_.clear();
   ScorerConfig sc = cfg;
   sc.on_frame = nullptr;
-  Status st;
-  if (cfg_.background_priority || pairing_->live()) {
-    std::thread t([&] {
-      lower_thread_priority();
-      st = SharedReference::create(sc, ref.geometry, &shared_);
-    });
-    t.join();
-  } else {
-    st = SharedReference::create(sc, ref.geometry, &shared_);
-  }
+  const Status st = create_engine_object([&] { return SharedReference::create(sc, ref.geometry, &shared_); });
   if (!st) {
     error(st.code() == Errc::device_unavailable ? 0 : 3, st.code(),
           st.code() == Errc::device_unavailable ? "No usable GPU for backend=hip"

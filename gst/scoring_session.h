@@ -138,6 +138,9 @@ class ScoringSession {
   void end_segment(bool final, const std::vector<std::pair<unsigned, RenditionCounts>>* counts);
   void end_rendition(unsigned pad);
   bool make_scorer(Rendition& r, const Frame& ref_frame, const FrameShape& ref, const FrameShape& dist);
+  // Runs `create` (a Scorer's or a SharedReference's creation) at the lowest CPU priority where the session runs in
+  // the background (the engine's threads inherit it), else as it is.
+  Status create_engine_object(const std::function<Status()>& create);
   // The shared reference for reference frames of shape `ref` (made, or made anew after a caps change), with the
   // settings `cfg` (after prepare); false after an error was reported.
   bool ensure_shared(const ScorerConfig& cfg, const FrameShape& ref);
