@@ -204,7 +204,13 @@ Result throughput(ScorerConfig cfg, const Frames& f, bool device, unsigned frame
   if (Status st = s->flush(); !st) die("flush", st);
   const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
   (void)sink;
-  return {frames / secs, frames, s->backend_description()};
+  std::string backend = s->backend_description();
+  const ScorerCounters c = s->counters();
+  if (c.graph_launches + c.graph_captures + c.graph_direct > 0)
+    backend += ", graphs " + std::to_string(c.graph_launches) + "/" + std::to_string(c.graph_captures) + "/" +
+               std::to_string(c.graph_direct) + " (launched/captured/call by call), " +
+               std::to_string(c.graph_calls / std::max<uint64_t>(1, c.frames)) + " calls per frame";
+  return {frames / secs, frames, backend};
 }
 
 // Closed loop, one frame in flight: submit(i) until wait_next() returns frame i - 1 (emitted once frame i's scores

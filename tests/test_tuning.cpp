@@ -43,6 +43,7 @@ TEST(Tuning, DefaultsWhenUnsetOrEmpty) {
   EXPECT_EQ(e.upload_stream, -1);
   EXPECT_EQ(e.lanes, 0u);
   EXPECT_EQ(e.upload_gate, -1);
+  EXPECT_EQ(e.graphs, -1);
   EXPECT_EQ(e.copy_threads, -1);
   EXPECT_EQ(e.slots, 0u);
   EXPECT_EQ(e.cambi_block_below, -1);
@@ -54,12 +55,13 @@ TEST(Tuning, DefaultsWhenUnsetOrEmpty) {
 TEST(Tuning, ReadsEveryVariableIntoItsSetting) {
   EngineTuning t;
   ASSERT_TRUE(read({{"VMAFX_HIP_UPLOAD_STREAM", "0"}, {"VMAFX_HIP_LANES", "3"}, {"VMAFX_HIP_UPLOAD_GATE", "1"},
-                    {"VMAFX_HIP_COPY_THREADS", "0"}, {"VMAFX_HIP_SLOTS", "64"}, {"VMAFX_HIP_CAMBI_BLOCK_BELOW", "0"},
+                    {"VMAFX_HIP_GRAPHS", "0"}, {"VMAFX_HIP_COPY_THREADS", "0"}, {"VMAFX_HIP_SLOTS", "64"}, {"VMAFX_HIP_CAMBI_BLOCK_BELOW", "0"},
                     {"VMAFX_HIP_CAMBI_ROWS", "4096"}, {"VMAFX_HIP_SYNC_LAUNCHES", "1"}, {"VMAFX_CPUMASK", "0xffff"}},
                    &t));
   EXPECT_EQ(t.upload_stream, 0);
   EXPECT_EQ(t.lanes, 3u);
   EXPECT_EQ(t.upload_gate, 1);
+  EXPECT_EQ(t.graphs, 0);
   EXPECT_EQ(t.copy_threads, 0);
   EXPECT_EQ(t.slots, 64u);
   EXPECT_EQ(t.cambi_block_below, 0);
@@ -77,6 +79,7 @@ TEST(Tuning, RefusesWhatAVariableDoesNotAccept) {
       {"VMAFX_HIP_UPLOAD_STREAM", "yes"}, {"VMAFX_HIP_UPLOAD_STREAM", "2"}, {"VMAFX_HIP_LANES", "0"},
       {"VMAFX_HIP_LANES", "8"},           {"VMAFX_HIP_LANES", "3x"},        {"VMAFX_HIP_LANES", "-1"},
       {"VMAFX_HIP_LANES", " 3"},          {"VMAFX_HIP_UPLOAD_GATE", "on"},  {"VMAFX_HIP_COPY_THREADS", "64"},
+      {"VMAFX_HIP_GRAPHS", "2"},
       {"VMAFX_HIP_SLOTS", "1"},           {"VMAFX_HIP_SLOTS", "65"},
       {"VMAFX_HIP_CAMBI_BLOCK_BELOW", "4294967296"},
       {"VMAFX_HIP_CAMBI_ROWS", "0"},      {"VMAFX_HIP_SYNC_LAUNCHES", "true"}, {"VMAFX_CPUMASK", "0xg"},

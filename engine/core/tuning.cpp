@@ -14,6 +14,7 @@ namespace {
 constexpr const char* kUploadStream = "VMAFX_HIP_UPLOAD_STREAM";
 constexpr const char* kLanes = "VMAFX_HIP_LANES";
 constexpr const char* kUploadGate = "VMAFX_HIP_UPLOAD_GATE";
+constexpr const char* kGraphs = "VMAFX_HIP_GRAPHS";
 constexpr const char* kCopyThreads = "VMAFX_HIP_COPY_THREADS";
 constexpr const char* kSlots = "VMAFX_HIP_SLOTS";
 constexpr const char* kCambiBlockBelow = "VMAFX_HIP_CAMBI_BLOCK_BELOW";
@@ -61,6 +62,9 @@ const std::vector<EnvironmentVariable>& engine_environment() {
       {kLanes, "an integer 1..7", "frames run on that many GPU streams at once (default 6 on NVIDIA, 1 on AMD)"},
       {kUploadGate, "0 or 1",
        "1: a host frame's staging copy overlaps the queueing of its kernels (default on NVIDIA, off on AMD)"},
+      {kGraphs, "0 or 1",
+       "1: each frame's GPU work is queued as one graph launch, 0: call by call (default on NVIDIA, off on AMD); "
+       "scores are the same"},
       {kCopyThreads, "an integer 0..63", "helper threads for the staging copies of host frames (default: from the "
                                          "number of cores)"},
       {kSlots, "an integer 2..64", "frames in flight on the GPU (default: 6, 4 for large frames, at least lanes + 2)"},
@@ -96,6 +100,10 @@ Status tuning_from(const std::function<const char*(const char*)>& lookup, Engine
   if (const char* v = get(kUploadGate)) {
     VMAFX_TRY(read_flag(kUploadGate, v, &flag));
     t.upload_gate = flag ? 1 : 0;
+  }
+  if (const char* v = get(kGraphs)) {
+    VMAFX_TRY(read_flag(kGraphs, v, &flag));
+    t.graphs = flag ? 1 : 0;
   }
   if (const char* v = get(kCopyThreads)) {
     VMAFX_TRY(read_uint(kCopyThreads, v, 0, 63, false, &n));

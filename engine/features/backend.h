@@ -97,6 +97,10 @@ class Backend {
   virtual void drain() = 0;
   // Bytes copied from the host to a device so far (0 for the CPU).
   virtual uint64_t uploaded_bytes() const { return 0; }
+  // GPU frame graphs: launches, captures, frames queued call by call, calls recorded (ScorerCounters).
+  virtual void graph_counters(uint64_t* launches, uint64_t* captures, uint64_t* direct, uint64_t* calls) const {
+    *launches = *captures = *direct = *calls = 0;
+  }
 };
 
 // The CPU reference on `plan.threads` workers (or the submitting thread).

@@ -17,6 +17,7 @@ static_assert(hipErrorOutOfMemory == abi::kErrorOutOfMemory);
 static_assert(hipErrorNoDevice == abi::kErrorNoDevice);
 static_assert(hipErrorInvalidDevice == abi::kErrorInvalidDevice);
 static_assert(hipStreamNonBlocking == abi::kHipStreamNonBlocking);
+static_assert(hipStreamCaptureModeThreadLocal == abi::kStreamCaptureThreadLocal);
 static_assert(hipEventDisableTiming == abi::kHipEventDisableTiming);
 static_assert(hipEventBlockingSync == abi::kHipEventBlockingSync);
 static_assert(hipHostMallocPortable == abi::kHipHostMallocPortable);

@@ -17,6 +17,7 @@ static_assert(CUDA_ERROR_OUT_OF_MEMORY == abi::kErrorOutOfMemory);
 static_assert(CUDA_ERROR_NO_DEVICE == abi::kErrorNoDevice);
 static_assert(CUDA_ERROR_INVALID_DEVICE == abi::kErrorInvalidDevice);
 static_assert(CU_STREAM_NON_BLOCKING == abi::kCuStreamNonBlocking);
+static_assert(CU_STREAM_CAPTURE_MODE_THREAD_LOCAL == abi::kStreamCaptureThreadLocal);
 static_assert(CU_EVENT_DISABLE_TIMING == abi::kCuEventDisableTiming);
 static_assert(CU_EVENT_BLOCKING_SYNC == abi::kCuEventBlockingSync);
 static_assert(CU_MEMHOSTALLOC_PORTABLE == abi::kCuMemHostAllocPortable);

@@ -33,6 +33,8 @@ using FunctionHandle = void*;
 using ExternalMemoryHandle = void*;
 using GraphicsResource = void*;
 using ArrayHandle = void*;
+using GraphHandle = void*;      // CUgraph / hipGraph_t
+using GraphExecHandle = void*;  // CUgraphExec / hipGraphExec_t
 
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -141,6 +143,20 @@ struct Api {
   // the current context's device into a cubin that module_load takes, with the compiler's error log on failure. The
   // module loader keeps the cubin in its cache (module.h), so a PTX image is compiled once per device and driver.
   Entry<int(const char* ptx, size_t size, const char* name, std::vector<uint8_t>* cubin, std::string* log)> link_ptx;
+
+  // Graphs (optional, all six or none): the work queued on a stream between begin and end capture is recorded, not
+  // run (thread-local capture mode: other threads' calls are not affected), and becomes a graph; an instantiated
+  // graph runs that work again with one launch. HipPipeline's frame graphs (pipeline.h).
+  Entry<int(StreamHandle s)> stream_begin_capture;
+  Entry<int(StreamHandle s, GraphHandle* out)> stream_end_capture;
+  Entry<int(GraphExecHandle* out, GraphHandle g)> graph_instantiate;
+  Entry<int(GraphExecHandle e, StreamHandle s)> graph_launch;
+  Entry<int(GraphExecHandle e)> graph_exec_destroy;
+  Entry<int(GraphHandle g)> graph_destroy;
+  bool has_graphs() const {
+    return stream_begin_capture.fn && stream_end_capture.fn && graph_instantiate.fn && graph_launch.fn &&
+           graph_exec_destroy.fn && graph_destroy.fn;
+  }
 
   // External memory: an opaque fd (a dma-buf) imported, a range of it mapped as a device pointer, destroyed. The
   // mapped pointer is released with free_device before external_memory_destroy.

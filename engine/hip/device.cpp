@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "hip/device.h"
 
+#include "hip/graph.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -212,6 +214,11 @@ Status Device::fail(Status s) const {
 }
 
 Status Device::copy_async(CopyKind kind, void* dst, const void* src, size_t bytes) {
+  if (CallRecorder* r = recorder()) {
+    if (failed()) return status();
+    r->add_copy(kind, dst, src, bytes);
+    return Status::ok();
+  }
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   switch (kind) {
@@ -226,6 +233,11 @@ Status Device::copy_2d_async(const Copy2D& copy) {
   if (copy.dst_pitch < copy.width_bytes || copy.src_pitch < copy.width_bytes)
     return {Errc::invalid_argument, "2D copy: a pitch is smaller than the row width"};
   if (copy.width_bytes == 0 || copy.height == 0) return Status::ok();
+  if (CallRecorder* r = recorder()) {
+    if (failed()) return status();
+    r->add_copy_2d(copy);
+    return Status::ok();
+  }
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK(*this, copy_2d_async, copy, current_stream());
@@ -233,6 +245,11 @@ Status Device::copy_2d_async(const Copy2D& copy) {
 }
 
 Status Device::memset_d32_async(void* dst, uint32_t value, size_t count) {
+  if (CallRecorder* r = recorder()) {
+    if (failed()) return status();
+    r->add_memset_d32(dst, value, count);
+    return Status::ok();
+  }
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   VMAFX_HIP_CHECK(*this, memset_d32_async, dst, value, count, current_stream());
@@ -242,6 +259,8 @@ Status Device::memset_d32_async(void* dst, uint32_t value, size_t count) {
 Status Device::launch(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, void** args) {
   if (failed()) return status();
   if (!kernel.fn) return {Errc::invalid_argument, "launch of a kernel that was not loaded"};
+  // An untyped launch has no argument sizes to record: while recording it is refused, never reordered.
+  if (recorder()) return {Errc::internal, kernel.name + ": an untyped launch while recording a frame"};
   ContextScope scope(*this);
   VMAFX_TRY(scope.status());
   const StreamHandle stream = current_stream();

@@ -86,6 +86,8 @@ struct launch_args_fit<void(Params...), Args...>
     : launch_detail::all_convert<sizeof...(Params) == sizeof...(Args), launch_detail::list<Params...>,
                                  launch_detail::list<Args...>> {};
 
+class CallRecorder;  // hip/graph.h
+
 class Device {
  public:
   // The device `index` (-1: the first visible one) of `vendor` (auto_select: AMD first, then NVIDIA). One object per
@@ -141,6 +143,8 @@ class Device {
   Status record_all(EventHandle event);
 
   // ---- Work on the current stream (the library stream unless a StreamScope says otherwise; asynchronous) ----
+  // While a RecordScope of this device is open on the calling thread (hip/graph.h), launch, copy_async,
+  // copy_2d_async and memset_d32_async append the call to its recorder instead of queueing it.
   Status copy_async(CopyKind kind, void* dst, const void* src, size_t bytes);
   Status copy_2d_async(const Copy2D& copy);
   Status memset_d32_async(void* dst, uint32_t value, size_t count);
@@ -161,6 +165,7 @@ class Device {
   // Debugging (EngineTuning::sync_launches): every launch on this device then waits for its kernel, so an
   // asynchronous fault is reported by the launch that caused it. For the device, i.e. every scorer on it.
   void set_sync_launches(bool on) { sync_launches_.store(on, std::memory_order_relaxed); }
+  bool sync_launches() const { return sync_launches_.load(std::memory_order_relaxed); }
   Status record(EventHandle event);
   // The current stream waits (on the device) for an event recorded elsewhere, e.g. by a producer's stream.
   Status wait_event(EventHandle event);
@@ -214,8 +219,16 @@ class Device {
   template <class... Params>
   Status launch_values(const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes, Params... values) {
     void* args[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {static_cast<void*>(&values)...};
+    if (CallRecorder* r = recorder()) {
+      const size_t sizes[sizeof...(Params) > 0 ? sizeof...(Params) : 1] = {sizeof(Params)...};
+      return record_launch(r, kernel, grid, block, shared_bytes, args, sizes, sizeof...(Params));
+    }
     return launch(kernel, grid, block, shared_bytes, args);
   }
+  // The calling thread's active recorder of this device (hip/graph.h's RecordScope), or null.
+  CallRecorder* recorder() const;
+  Status record_launch(CallRecorder* r, const Kernel& kernel, Dim3 grid, Dim3 block, unsigned shared_bytes,
+                       void** args, const size_t* sizes, size_t count);
 
   const Api* api_ = nullptr;
   DeviceInfo info_;

@@ -67,6 +67,7 @@ class HipBackend final : public features::Backend {
     pc.chroma = plan.geometry.chroma;
     pc.upload_stream = tuning.upload_stream;
     pc.upload_gate = tuning.upload_gate;
+    pc.graphs = tuning.graphs;
     pc.copy_threads = tuning.copy_threads;
     pc.lanes = tuning.lanes;
     pc.slots = slots_for(plan.geometry, requested_lanes(*device_, tuning.lanes), tuning.slots);
@@ -159,6 +160,13 @@ class HipBackend final : public features::Backend {
     if (cpu_) cpu_->drain();
   }
   uint64_t uploaded_bytes() const override { return pipeline_ ? pipeline_->stats().uploaded_bytes : 0; }
+  void graph_counters(uint64_t* launches, uint64_t* captures, uint64_t* direct, uint64_t* calls) const override {
+    const GraphStats g = pipeline_ ? pipeline_->stats().graphs : GraphStats{};
+    *launches = g.launches;
+    *captures = g.captures;
+    *direct = g.direct;
+    *calls = g.calls;
+  }
 
  private:
   struct GpuSlot {

@@ -32,6 +32,12 @@ struct AmdRaw {
   Err (*hipStreamQuery)(void*);
   Err (*hipStreamWaitEvent)(void*, void*, unsigned);
   Err (*hipLaunchHostFunc)(void*, void (*)(void*), void*);
+  Err (*hipStreamBeginCapture)(void*, int);
+  Err (*hipStreamEndCapture)(void*, void**);
+  Err (*hipGraphInstantiateWithFlags)(void**, void*, unsigned long long);
+  Err (*hipGraphLaunch)(void*, void*);
+  Err (*hipGraphExecDestroy)(void*);
+  Err (*hipGraphDestroy)(void*);
   Err (*hipEventCreateWithFlags)(void**, unsigned);
   Err (*hipEventRecord)(void*, void*);
   Err (*hipEventQuery)(void*);
@@ -123,6 +129,12 @@ int stream_synchronize(StreamHandle s) { return g.hipStreamSynchronize(s); }
 int stream_query(StreamHandle s) { return g.hipStreamQuery(s); }
 int stream_wait_event(StreamHandle s, EventHandle e) { return g.hipStreamWaitEvent(s, e, 0); }
 int launch_host_func(StreamHandle s, void (*fn)(void*), void* user) { return g.hipLaunchHostFunc(s, fn, user); }
+int stream_begin_capture(StreamHandle s) { return g.hipStreamBeginCapture(s, abi::kStreamCaptureThreadLocal); }
+int stream_end_capture(StreamHandle s, GraphHandle* out) { return g.hipStreamEndCapture(s, out); }
+int graph_instantiate(GraphExecHandle* out, GraphHandle graph) { return g.hipGraphInstantiateWithFlags(out, graph, 0); }
+int graph_launch(GraphExecHandle e, StreamHandle s) { return g.hipGraphLaunch(e, s); }
+int graph_exec_destroy(GraphExecHandle e) { return g.hipGraphExecDestroy(e); }
+int graph_destroy(GraphHandle graph) { return g.hipGraphDestroy(graph); }
 int event_create(EventHandle* out) { return g.hipEventCreateWithFlags(out, abi::kHipEventDisableTiming); }
 int event_create_blocking(EventHandle* out) {
   return g.hipEventCreateWithFlags(out, abi::kHipEventDisableTiming | abi::kHipEventBlockingSync);
@@ -262,6 +274,12 @@ Status amd_fill(void* lib, Api* api) {
   if (!resolve(lib, "hipHostFree", &g.hipHostFree)) resolve(lib, "hipFreeHost", &g.hipHostFree);
   resolve(lib, "hipDriverGetVersion", &g.hipDriverGetVersion);
   resolve(lib, "hipLaunchHostFunc", &g.hipLaunchHostFunc);
+  resolve(lib, "hipStreamBeginCapture", &g.hipStreamBeginCapture);
+  resolve(lib, "hipStreamEndCapture", &g.hipStreamEndCapture);
+  resolve(lib, "hipGraphInstantiateWithFlags", &g.hipGraphInstantiateWithFlags);
+  resolve(lib, "hipGraphLaunch", &g.hipGraphLaunch);
+  resolve(lib, "hipGraphExecDestroy", &g.hipGraphExecDestroy);
+  resolve(lib, "hipGraphDestroy", &g.hipGraphDestroy);
   resolve(lib, "hipDeviceGetName", &g.hipDeviceGetName);
   resolve(lib, "hipDeviceGetPCIBusId", &g.hipDeviceGetPCIBusId);
   resolve(lib, "hipDeviceTotalMem", &g.hipDeviceTotalMem);
@@ -305,6 +323,16 @@ Status amd_fill(void* lib, Api* api) {
   bind(api->stream_wait_event, stream_wait_event, "hipStreamWaitEvent", g.hipStreamWaitEvent != nullptr,
        api);
   bind(api->launch_host_func, launch_host_func, "hipLaunchHostFunc", g.hipLaunchHostFunc != nullptr, api);
+  {
+    const bool graphs = g.hipStreamBeginCapture && g.hipStreamEndCapture && g.hipGraphInstantiateWithFlags &&
+                        g.hipGraphLaunch && g.hipGraphExecDestroy && g.hipGraphDestroy;
+    bind(api->stream_begin_capture, stream_begin_capture, "hipStreamBeginCapture", graphs, api);
+    bind(api->stream_end_capture, stream_end_capture, "hipStreamEndCapture", graphs, api);
+    bind(api->graph_instantiate, graph_instantiate, "hipGraphInstantiateWithFlags", graphs, api);
+    bind(api->graph_launch, graph_launch, "hipGraphLaunch", graphs, api);
+    bind(api->graph_exec_destroy, graph_exec_destroy, "hipGraphExecDestroy", graphs, api);
+    bind(api->graph_destroy, graph_destroy, "hipGraphDestroy", graphs, api);
+  }
   bind(api->event_create, event_create, "hipEventCreateWithFlags", g.hipEventCreateWithFlags != nullptr,
        api);
   bind(api->event_create_blocking, event_create_blocking, "hipEventCreateWithFlags",

@@ -72,6 +72,12 @@ struct CudaRaw {
   CUresult (*cuGraphicsUnmapResources)(unsigned, void**, void*);
   CUresult (*cuGraphicsSubResourceGetMappedArray)(void**, void*, unsigned, unsigned);
   CUresult (*cuGraphicsUnregisterResource)(void*);
+  CUresult (*cuStreamBeginCapture)(void*, int);
+  CUresult (*cuStreamEndCapture)(void*, void**);
+  CUresult (*cuGraphInstantiateWithFlags)(void**, void*, unsigned long long);
+  CUresult (*cuGraphLaunch)(void*, void*);
+  CUresult (*cuGraphExecDestroy)(void*);
+  CUresult (*cuGraphDestroy)(void*);
 };
 
 CudaRaw g;
@@ -145,6 +151,12 @@ int stream_synchronize(StreamHandle s) { return g.cuStreamSynchronize(s); }
 int stream_query(StreamHandle s) { return g.cuStreamQuery(s); }
 int stream_wait_event(StreamHandle s, EventHandle e) { return g.cuStreamWaitEvent(s, e, 0); }
 int launch_host_func(StreamHandle s, void (*fn)(void*), void* user) { return g.cuLaunchHostFunc(s, fn, user); }
+int stream_begin_capture(StreamHandle s) { return g.cuStreamBeginCapture(s, abi::kStreamCaptureThreadLocal); }
+int stream_end_capture(StreamHandle s, GraphHandle* out) { return g.cuStreamEndCapture(s, out); }
+int graph_instantiate(GraphExecHandle* out, GraphHandle graph) { return g.cuGraphInstantiateWithFlags(out, graph, 0); }
+int graph_launch(GraphExecHandle e, StreamHandle s) { return g.cuGraphLaunch(e, s); }
+int graph_exec_destroy(GraphExecHandle e) { return g.cuGraphExecDestroy(e); }
+int graph_destroy(GraphHandle graph) { return g.cuGraphDestroy(graph); }
 int event_create(EventHandle* out) { return g.cuEventCreate(out, abi::kCuEventDisableTiming); }
 int event_create_blocking(EventHandle* out) {
   return g.cuEventCreate(out, abi::kCuEventDisableTiming | abi::kCuEventBlockingSync);
@@ -368,6 +380,12 @@ Status cuda_fill(void* lib, Api* api) {
   resolve(lib, "cuGraphicsUnmapResources", &g.cuGraphicsUnmapResources);
   resolve(lib, "cuGraphicsSubResourceGetMappedArray", &g.cuGraphicsSubResourceGetMappedArray);
   resolve(lib, "cuGraphicsUnregisterResource", &g.cuGraphicsUnregisterResource);
+  resolve_v2(lib, "cuStreamBeginCapture", &g.cuStreamBeginCapture);
+  resolve(lib, "cuStreamEndCapture", &g.cuStreamEndCapture);
+  resolve(lib, "cuGraphInstantiateWithFlags", &g.cuGraphInstantiateWithFlags);
+  resolve(lib, "cuGraphLaunch", &g.cuGraphLaunch);
+  resolve(lib, "cuGraphExecDestroy", &g.cuGraphExecDestroy);
+  resolve(lib, "cuGraphDestroy", &g.cuGraphDestroy);
 
   if (g.cuDriverGetVersion) g.cuDriverGetVersion(&api->driver_version);
   visible = api->ordinals;
@@ -390,6 +408,16 @@ Status cuda_fill(void* lib, Api* api) {
   bind(api->stream_query, stream_query, "cuStreamQuery", true, api);
   bind(api->stream_wait_event, stream_wait_event, "cuStreamWaitEvent", true, api);
   bind(api->launch_host_func, launch_host_func, "cuLaunchHostFunc", g.cuLaunchHostFunc != nullptr, api);
+  {
+    const bool graphs = g.cuStreamBeginCapture && g.cuStreamEndCapture && g.cuGraphInstantiateWithFlags &&
+                        g.cuGraphLaunch && g.cuGraphExecDestroy && g.cuGraphDestroy;
+    bind(api->stream_begin_capture, stream_begin_capture, "cuStreamBeginCapture_v2", graphs, api);
+    bind(api->stream_end_capture, stream_end_capture, "cuStreamEndCapture", graphs, api);
+    bind(api->graph_instantiate, graph_instantiate, "cuGraphInstantiateWithFlags", graphs, api);
+    bind(api->graph_launch, graph_launch, "cuGraphLaunch", graphs, api);
+    bind(api->graph_exec_destroy, graph_exec_destroy, "cuGraphExecDestroy", graphs, api);
+    bind(api->graph_destroy, graph_destroy, "cuGraphDestroy", graphs, api);
+  }
   bind(api->event_create, event_create, "cuEventCreate", true, api);
   bind(api->event_create_blocking, event_create_blocking, "cuEventCreate", true, api);
   bind(api->event_record, event_record, "cuEventRecord", true, api);

@@ -5,6 +5,7 @@
 #include <cassert>
 #include <atomic>
 #include <functional>
+#include <numeric>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -203,6 +204,9 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   if (cfg.upload_stream < -1 || cfg.upload_stream > 1)
     return {Errc::invalid_argument, "HIP pipeline: upload_stream " + std::to_string(cfg.upload_stream) +
                                         " (-1: the default, on; 0: off, 1: on)"};
+  if (cfg.graphs < -1 || cfg.graphs > 1)
+    return {Errc::invalid_argument, "HIP pipeline: graphs " + std::to_string(cfg.graphs) +
+                                        " (-1: the default, on NVIDIA; 0: off, 1: on)"};
   if (cfg.upload_gate < -1 || cfg.upload_gate > 1)
     return {Errc::invalid_argument, "HIP pipeline: upload_gate " + std::to_string(cfg.upload_gate) +
                                         " (-1: the default, on NVIDIA; 0: off, 1: on)"};
@@ -232,6 +236,17 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
     // frame is scaled on its lane, so the scaling of one frame overlaps the features of the frames before it.
     p->scales_.resize(p->lanes_);
     for (auto& s : p->scales_) VMAFX_TRY(ScaleGpu::create(device, *cfg.scaler, &s));
+  }
+  // The default: on NVIDIA (measured), not on AMD (not run: no AMD GPU was at hand). A capture cannot hold the
+  // synchronisation after each launch that sync_launches asks for.
+  const bool graphs_wanted = cfg.graphs >= 0 ? cfg.graphs == 1 : device->info().vendor == Vendor::nvidia;
+  p->graphs_wanted_ = graphs_wanted && device->api().has_graphs() && !device->sync_launches();
+  // Per slot: one graph per lane the slot's frames meet (lanes / gcd(slots, lanes)), the first frames' (no previous
+  // reference yet), and room for device frames whose pictures come from a small pool. The cache gives up after a
+  // pass over every slot and lane, and one more slot's worth, without a replay.
+  {
+    const unsigned met = p->lanes_ / std::gcd(cfg.slots, p->lanes_);
+    VMAFX_TRY(p->graphs_.init(device, cfg.slots, 8, cfg.slots * (met + 1), p->graphs_wanted_));
   }
   p->slots_.resize(cfg.slots);
   for (Slot& s : p->slots_) {
@@ -492,10 +507,22 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
     }
     return Status::ok();
   };
+  // The frame's (non-serial) features on `lane`'s stream: recorded and queued through the graph cache.
+  auto run_lane = [&](unsigned lane) -> Status {
+    if (!graphs_.enabled()) {
+      if (graphs_wanted_) graphs_.count_direct();
+      return run(false, lane);
+    }
+    {
+      RecordScope record(*device_, &recorder_);
+      VMAFX_TRY(run(false, lane));
+    }
+    return graphs_.run(slot, recorder_);
+  };
   if (lanes_ == 1) {
     sl.lane = 0;
     if (scaled) VMAFX_TRY(scale_on(0));
-    VMAFX_TRY(run(false, 0));
+    VMAFX_TRY(run_lane(0));
     return sl.event.record();
   }
   // Lanes: fork on the library stream (after the upload wait and whatever the caller queued there for this frame's
@@ -523,7 +550,7 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
   }
   StreamScope scope(*device_, device_->lane_stream(lane));
   if (!scaled) VMAFX_TRY(device_->wait_event(sl.fork.handle()));
-  VMAFX_TRY(run(false, lane));
+  VMAFX_TRY(run_lane(lane));
   if (any_serial) VMAFX_TRY(device_->wait_event(sl.join.handle()));
   return sl.event.record();
 }
@@ -683,6 +710,7 @@ Status HipPipeline::submit_locked_out(std::vector<Part>* parts, Done* done) {
     } else {
       ++stats_.device_frames;
     }
+    stats_.graphs = graphs_.stats();
     slot.index = index;
     slot.busy = true;
     if (!planted(Plant::skip_wait)) {

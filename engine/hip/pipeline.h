@@ -37,6 +37,10 @@
 // the slot events of both frames that read the set (they may be on different lanes). With one lane everything runs on
 // the library stream as described above.
 //
+// Frame graphs (PipelineConfig::graphs, hip/graph.h): the calls a frame's features make on its lane are recorded and
+// queued as one graph launch where a graph cached for the frame's slot holds the same calls, else captured into a new
+// graph; serial features and the scaler are queued call by call. The calls themselves are the same either way.
+//
 // A completion thread waits for the slots' events in submission order, calls each feature's finish() and then the
 // `done` callback of every part of the frame. Nothing synchronises the whole device per frame. Several frames are in
 // flight (`slots`); submit() blocks only while every slot is still busy. The host copy of frame N+1 into the
@@ -72,6 +76,7 @@
 #include "hip/device.h"
 #include "cpu/scale.h"
 #include "hip/feature.h"
+#include "hip/graph.h"
 #include "hip/scale_gpu.h"
 #include "hip/test_hooks.h"
 #include "vmafx/picture.h"
@@ -97,6 +102,9 @@ struct PipelineConfig {
   int upload_stream = -1;
   // The upload gate (below): 1 on, 0 off, -1 on NVIDIA only (measured there; not run on AMD).
   int upload_gate = -1;
+  // Frame graphs (hip/graph.h; below): 1 on, 0 off, -1 on NVIDIA only (measured there; not run on AMD). Off where
+  // the runtime lacks graphs and with Device's sync_launches.
+  int graphs = -1;
   // A distorted stream of another size: dist_width x dist_height pictures, scaled on the device to width x height
   // with this scaler's filters before any feature reads them (null: both streams have the pipeline's size). The
   // scaler must outlive the pipeline.
@@ -130,6 +138,7 @@ struct PipelineStats {
   uint64_t uploaded_bytes = 0;     // bytes copied host to device
   uint64_t staged_bytes = 0;       // bytes copied on the host into the pinned ring
   uint64_t blocked_submits = 0;    // submit() calls that waited for a free slot
+  GraphStats graphs;               // frame graphs (hip/graph.h): launches, captures, frames issued call by call
 };
 
 class HipPipeline {
@@ -174,6 +183,8 @@ class HipPipeline {
   PipelineStats stats() const;
   // Host frames' staging copies overlap the queueing of their kernels (the upload gate, below).
   bool upload_gate() const { return gate_uploads_; }
+  // Frames' features are queued as graphs (frame graphs, above), until the cache gives up.
+  bool graphs() const { return graphs_wanted_; }
 
  private:
   HipPipeline() = default;
@@ -246,6 +257,11 @@ class HipPipeline {
   bool planted(Plant p) const { return kTestHooks && plant_ == p; }
   bool upload_stream_ = false;
   unsigned lanes_ = 1;
+  // Frame graphs: the work of a frame's features on its lane (one lane: the library stream) is recorded into
+  // recorder_ and queued by graphs_ (hip/graph.h); serial features and the scaler queue their calls directly.
+  bool graphs_wanted_ = false;
+  CallRecorder recorder_;
+  GraphCache graphs_;
   unsigned next_lane_ = 0;  // the lane of the next frame (submit thread only)
   std::vector<Registered> features_;
   std::vector<std::unique_ptr<ScaleGpu>> scales_;  // with PipelineConfig::scaler: one per lane

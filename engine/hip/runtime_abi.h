@@ -19,6 +19,7 @@ constexpr int kErrorNotReady = 600;  // hipErrorNotReady, CUDA_ERROR_NOT_READY
 // ---- CUDA driver API --------------------------------------------------------------------------------------------
 using CuDevicePtr = unsigned long long;  // CUdeviceptr on 64-bit hosts
 
+constexpr int kStreamCaptureThreadLocal = 1;    // CU_STREAM_CAPTURE_MODE_THREAD_LOCAL, hipStreamCaptureModeThreadLocal
 constexpr int kCuStreamNonBlocking = 0x1;          // CU_STREAM_NON_BLOCKING
 constexpr int kCuEventBlockingSync = 0x1;          // CU_EVENT_BLOCKING_SYNC
 constexpr int kCuEventDisableTiming = 0x2;         // CU_EVENT_DISABLE_TIMING

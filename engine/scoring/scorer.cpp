@@ -111,6 +111,7 @@ class ScorerImpl final : public Scorer {
     ScorerCounters c = counters_;
     c.frames = submitted_;
     c.uploaded_bytes = backend_->uploaded_bytes();
+    backend_->graph_counters(&c.graph_launches, &c.graph_captures, &c.graph_direct, &c.graph_calls);
     return c;
   }
 

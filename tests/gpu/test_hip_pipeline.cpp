@@ -20,6 +20,7 @@
 #include <cstring>
 #include <future>
 #include <mutex>
+#include <numeric>
 #include <random>
 #include <string>
 #include <thread>
@@ -382,8 +383,9 @@ struct LaneSetup {
 
 Status make_pipeline(const std::shared_ptr<Device>& dev, unsigned bpc, uint32_t w, uint32_t h, unsigned slots,
                      MotionPsnrPipeline* out, int copy_threads = -1, int upload_stream = -1,
-                     const LaneSetup& lanes = {}) {
+                     const LaneSetup& lanes = {}, int graphs = -1) {
   PipelineConfig pc;
+  pc.graphs = graphs;
   pc.width = w;
   pc.height = h;
   pc.bpc = bpc;
@@ -608,6 +610,68 @@ TEST(HipPipeline, LanesGiveCpuScores) {
   EXPECT_EQ(refused.code(), Errc::invalid_argument) << refused.to_string();
   pc.lanes = Device::kMaxLanes;
   EXPECT_EQ(HipPipeline::create(dev, pc, &p).code(), Errc::invalid_argument);
+}
+
+// Frame graphs: with graphs on, host frames (whose planes lie in the slot's plane set) are queued as cached graphs
+// after one capture per slot and lane, device frames in their own buffers are captured until the cache gives up and
+// issues them call by call; every score is the CPU's, as with graphs off.
+TEST(HipPipeline, FrameGraphsReplayTheSameCallsAndGiveCpuScores) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  if (!dev->api().has_graphs()) GTEST_SKIP() << "the runtime has no graphs";
+  if (!dev->can_order_streams()) GTEST_SKIP() << "lanes need the upload stream, which this runtime cannot order";
+  struct Case {
+    unsigned bpc;
+    uint32_t w, h;
+    int frames;
+    unsigned slots, lanes;
+  };
+  for (const Case& c : {Case{8, 1920, 1080, 40, 8, 6}, Case{10, 333, 197, 37, 6, 1}, Case{8, 640, 360, 41, 5, 3}}) {
+    const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) +
+                             "-bit, " + std::to_string(c.slots) + " slots, " + std::to_string(c.lanes) + " lanes";
+    Stream s;
+    make_stream(c.bpc, c.w, c.h, c.frames, 7000 + c.w, &s);
+    if (HasFatalFailure()) return;
+    std::vector<DeviceFrame> dref(size_t(c.frames)), ddist(size_t(c.frames));
+    std::vector<const PictureView*> refs, dists, drefs, ddists;
+    for (int i = 0; i < c.frames; ++i) {
+      ASSERT_OK(to_device(dev, s.ref[size_t(i)], &dref[size_t(i)]));
+      ASSERT_OK(to_device(dev, s.dist[size_t(i)], &ddist[size_t(i)]));
+      refs.push_back(&s.ref[size_t(i)].view);
+      dists.push_back(&s.dist[size_t(i)].view);
+      drefs.push_back(&dref[size_t(i)].view);
+      ddists.push_back(&ddist[size_t(i)].view);
+    }
+    const LaneSetup ls{c.lanes, true, true};
+    for (int graphs : {1, 0}) {
+      for (int device : {0, 1}) {
+        const std::string run = what + (graphs ? ", graphs" : ", no graphs") + (device ? ", device frames" : ", host frames");
+        MotionPsnrPipeline mp;
+        ASSERT_OK(make_pipeline(dev, c.bpc, c.w, c.h, c.slots, &mp, -1, 1, ls, graphs));
+        ASSERT_EQ(mp.pipeline->lanes(), c.lanes) << run;
+        EXPECT_EQ(mp.pipeline->graphs(), graphs == 1) << run;
+        Results r;
+        run_stream(mp, device ? drefs : refs, device ? ddists : dists, &r);
+        expect_scores(s, r, run);
+        const GraphStats g = mp.pipeline->stats().graphs;
+        // Every frame has work on its lane (psnr), run exactly one way.
+        EXPECT_EQ(g.launches + g.captures + g.direct, graphs ? uint64_t(c.frames) : 0u) << run;
+        if (!graphs) continue;
+        if (!device) {
+          // A slot meets lanes / gcd(slots, lanes) lanes; the first frame (no previous reference: no motion) and
+          // the second one's graphs differ from the later ones'.
+          const uint64_t per_slot = c.lanes / std::gcd(c.slots, c.lanes);
+          EXPECT_LE(g.captures, c.slots * per_slot + 2) << run;
+          EXPECT_GE(g.launches, uint64_t(c.frames) - c.slots * per_slot - 2) << run;
+          EXPECT_EQ(g.direct, 0u) << run;
+        } else {
+          // Every frame's planes are new: nothing to replay; the cache gives up and issues the calls directly.
+          EXPECT_EQ(g.launches, 0u) << run;
+          EXPECT_GT(g.direct, 0u) << run;
+        }
+      }
+    }
+    if (HasFailure()) return;
+  }
 }
 
 // The upload gate orders a host frame's upload after its staging copy, which runs on the helpers while the kernels are

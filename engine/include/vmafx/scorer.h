@@ -146,6 +146,9 @@ struct ScorerCounters {
   uint64_t reference_feature_frames = 0;  // frames on which the scorer computed reference-only features itself
   uint64_t shared_frames = 0;             // frames whose reference-only features came from the shared reference
   uint64_t uploaded_bytes = 0;            // bytes the scorer's GPU pipeline copied from the host to the device
+  // GPU frame graphs (EngineTuning::graphs): frames whose work ran as a cached graph, graphs captured, frames queued
+  // call by call while graphs were on (the cache gave up), and the runtime calls recorded in all.
+  uint64_t graph_launches = 0, graph_captures = 0, graph_direct = 0, graph_calls = 0;
 };
 
 class Scorer {

@@ -24,6 +24,8 @@ struct EngineTuning {
   unsigned lanes = 0;           // frames run on this many device streams at once, 1..7; 0: 6 on NVIDIA, 1 on AMD
   int upload_gate = -1;         // 1: a host frame's staging copy overlaps the queueing of its kernels, 0: not;
                                 // -1: 1 on NVIDIA, 0 on AMD
+  int graphs = -1;              // 1: a frame's GPU work is queued as one graph launch (where the same work was
+                                // captured before), 0: call by call; -1: 1 on NVIDIA, 0 on AMD
   int copy_threads = -1;        // helper threads for the staging copies, 0..63; -1: from the number of cores
   unsigned slots = 0;           // frames in flight on the GPU, 2..64; 0: from the frame size and the lanes
   int64_t cambi_block_below = -1;  // cambi's c-values of a scale with fewer column threads than this run one block
