@@ -42,6 +42,7 @@ RecordScope::~RecordScope() {
 // ---- CallRecorder -----------------------------------------------------------------------------------------------
 
 void CallRecorder::clear() {
+  group_ = 0;
   calls_.clear();
   offsets_.clear();
   sizes_.clear();
@@ -65,6 +66,7 @@ void CallRecorder::add_kernel(FunctionHandle fn, Dim3 grid, Dim3 block, unsigned
     offsets_.push_back(uint32_t(at));
     sizes_.push_back(uint32_t(sizes[i]));
   }
+  c.group = group_;
   calls_.push_back(c);
 }
 
@@ -75,6 +77,7 @@ void CallRecorder::add_copy(CopyKind kind, void* dst, const void* src, size_t by
   c.dst = dst;
   c.src = src;
   c.bytes = bytes;
+  c.group = group_;
   calls_.push_back(c);
 }
 
@@ -82,6 +85,7 @@ void CallRecorder::add_copy_2d(const Copy2D& copy) {
   Call c;
   c.kind = Kind::copy_2d;
   c.copy2d = copy;
+  c.group = group_;
   calls_.push_back(c);
 }
 
@@ -91,6 +95,7 @@ void CallRecorder::add_memset_d32(void* dst, uint32_t value, size_t count) {
   c.dst = dst;
   c.value = value;
   c.bytes = count;
+  c.group = group_;
   calls_.push_back(c);
 }
 
@@ -100,17 +105,17 @@ bool same_call(const CallRecorder::Call& a, const CallRecorder::Call& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case CallRecorder::Kind::kernel:
-      return a.fn == b.fn && a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
+      return a.group == b.group && a.fn == b.fn && a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
              a.block.x == b.block.x && a.block.y == b.block.y && a.block.z == b.block.z &&
              a.shared_bytes == b.shared_bytes && a.arg_count == b.arg_count;
     case CallRecorder::Kind::copy:
-      return a.copy_kind == b.copy_kind && a.dst == b.dst && a.src == b.src && a.bytes == b.bytes;
+      return a.group == b.group && a.copy_kind == b.copy_kind && a.dst == b.dst && a.src == b.src && a.bytes == b.bytes;
     case CallRecorder::Kind::copy_2d: {
       const Copy2D &x = a.copy2d, &y = b.copy2d;
-      return x.kind == y.kind && x.dst == y.dst && x.dst_pitch == y.dst_pitch && x.src == y.src &&
+      return a.group == b.group && x.kind == y.kind && x.dst == y.dst && x.dst_pitch == y.dst_pitch && x.src == y.src &&
              x.src_pitch == y.src_pitch && x.width_bytes == y.width_bytes && x.height == y.height;
     }
-    case CallRecorder::Kind::memset_d32: return a.dst == b.dst && a.value == b.value && a.bytes == b.bytes;
+    case CallRecorder::Kind::memset_d32: return a.group == b.group && a.dst == b.dst && a.value == b.value && a.bytes == b.bytes;
   }
   return false;
 }
@@ -125,9 +130,10 @@ bool CallRecorder::same_as(const CallRecorder& o) const {
   return true;
 }
 
-Status CallRecorder::issue(Device& device) const {
+Status CallRecorder::issue(Device& device, int group) const {
   std::vector<void*> args;
   for (const Call& c : calls_) {
+    if (group >= 0 && c.group != uint32_t(group)) continue;
     switch (c.kind) {
       case Kind::kernel: {
         args.resize(std::max<size_t>(1, c.arg_count));
@@ -156,6 +162,15 @@ void GraphCache::release_all() {
     for (Entry& e : slot)
       if (e.exec && scope.status()) (void)api.graph_exec_destroy.fn(e.exec);
   slots_.clear();
+  if (!scope.status()) return;
+  for (unsigned i = 0; i < kBranches; ++i) {
+    if (branch_[i]) (void)api.stream_destroy.fn(branch_[i]);
+    if (join_[i]) device_->destroy_event(join_[i]);
+    branch_[i] = nullptr;
+    join_[i] = nullptr;
+  }
+  if (fork_) device_->destroy_event(fork_);
+  fork_ = nullptr;
 }
 
 Status GraphCache::init(std::shared_ptr<Device> device, unsigned slots, unsigned per_slot, unsigned give_up_after,
@@ -167,6 +182,14 @@ Status GraphCache::init(std::shared_ptr<Device> device, unsigned slots, unsigned
   misses_ = 0;
   enabled_ = enabled && device_ && device_->api().has_graphs();
   slots_.assign(slots, {});
+  if (!enabled_) return Status::ok();
+  ContextScope scope(*device_);
+  VMAFX_TRY(scope.status());
+  VMAFX_TRY(device_->create_event(&fork_));
+  for (unsigned i = 0; i < kBranches; ++i) {
+    VMAFX_HIP_CHECK(*device_, stream_create, &branch_[i]);
+    VMAFX_TRY(device_->create_event(&join_[i]));
+  }
   return Status::ok();
 }
 
@@ -176,7 +199,23 @@ Status GraphCache::capture(const CallRecorder& calls, GraphExecHandle* out) {
   VMAFX_TRY(scope.status());
   const StreamHandle stream = device_->current_stream();
   VMAFX_HIP_CHECK(*device_, stream_begin_capture, stream);
-  Status issued = calls.issue(*device_);
+  // Group 0 on the capturing stream; the others fork from it onto the branch streams (groups past kBranches share
+  // them in turn) and join it again before the capture ends.
+  auto branches = [&]() -> Status {
+    const unsigned groups = calls.groups();
+    const unsigned used = std::min(kBranches, groups > 0 ? groups - 1 : 0u);
+    if (used) VMAFX_TRY(device_->record(fork_));
+    for (unsigned b = 0; b < used; ++b) {
+      StreamScope on(*device_, branch_[b]);
+      VMAFX_TRY(device_->wait_event(fork_));
+      for (unsigned g = 1 + b; g < groups; g += kBranches) VMAFX_TRY(calls.issue(*device_, int(g)));
+      VMAFX_TRY(device_->record(join_[b]));
+    }
+    VMAFX_TRY(calls.issue(*device_, 0));
+    for (unsigned b = 0; b < used; ++b) VMAFX_TRY(device_->wait_event(join_[b]));
+    return Status::ok();
+  };
+  Status issued = branches();
   GraphHandle graph = nullptr;
   const int end = api.stream_end_capture.fn(stream, &graph);  // ends the capture on every path
   VMAFX_TRY(issued.prepend("capturing a frame graph"));

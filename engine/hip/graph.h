@@ -10,12 +10,15 @@
 //   - the same calls as a cached graph of that slot (same kernels, the same argument bytes, the same grid, the same
 //     copies and clears: a byte-for-byte comparison): the cached graph is launched on the current stream;
 //   - else the calls are captured into a new graph on the current stream (stream capture, thread-local mode),
-//     instantiated, cached in place of the slot's least recently used one, and launched.
+//     instantiated, cached in place of the slot's least recently used one, and launched. Each feature's calls are a
+//     group (CallRecorder::begin_group): the graph runs the groups as parallel branches (captured on streams of the
+//     cache's own that only ever capture), so one frame's features run side by side on the GPU, which shortens a
+//     frame's latency; each group's calls keep their order.
 //
 // A feature's enqueue() is thus still called for every frame (its host-side bookkeeping is unchanged) and its calls
 // are compared before a graph stands in for them, so a graph never runs other work than the calls it replaces:
 // scores cannot depend on whether graphs are used. Where captures keep missing (device frames whose buffers change
-// every frame: as many captures in a row as a pass over the slots and lanes makes, without one replay),
+// every frame: as many captures in a row, without one replay, as the cache holds graphs),
 // the cache gives up and the recorded calls are issued one by one, as without graphs.
 #pragma once
 
@@ -46,9 +49,16 @@ class CallRecorder {
     size_t bytes = 0;  // copy: bytes; memset: 32-bit words
     uint32_t value = 0;
     Copy2D copy2d;
+    uint32_t group = 0;  // begin_group(): the calls of one feature, independent of the other groups' calls
   };
 
   void clear();
+  // The calls from here on form the next group: work that does not depend on the earlier groups' work (another
+  // feature of the same frame), so a graph may run the groups side by side.
+  void begin_group() {
+    if (!calls_.empty() && calls_.back().group == group_) ++group_;
+  }
+  unsigned groups() const { return calls_.empty() ? 0u : calls_.back().group + 1; }
   bool empty() const { return calls_.empty(); }
   size_t size() const { return calls_.size(); }
   const std::vector<Call>& calls() const { return calls_; }
@@ -61,14 +71,16 @@ class CallRecorder {
 
   // The same calls with the same arguments, byte for byte.
   bool same_as(const CallRecorder& o) const;
-  // Queues every call on the device's current stream, in order (the calls themselves, or a stream capture of them).
-  Status issue(Device& device) const;
+  // Queues every call on the device's current stream, in order (the calls themselves, or a stream capture of them);
+  // with `group` >= 0 only that group's calls.
+  Status issue(Device& device, int group = -1) const;
 
  private:
   std::vector<Call> calls_;
   std::vector<uint32_t> offsets_;  // per argument: its offset in bytes_
   std::vector<uint32_t> sizes_;    // per argument: its size
   std::vector<uint8_t> bytes_;     // argument values, each at a 16-byte aligned offset
+  uint32_t group_ = 0;
 };
 
 // While alive, the calling thread's work calls on `device` go to `recorder` (cleared first). Not nested.
@@ -104,6 +116,7 @@ class GraphCache {
   Status init(std::shared_ptr<Device> device, unsigned slots, unsigned per_slot, unsigned give_up_after,
               bool enabled);
   bool enabled() const { return enabled_; }
+  unsigned give_up_after() const { return give_up_after_; }
   // Queues the recorded work of the frame in `slot` on the device's current stream.
   Status run(unsigned slot, const CallRecorder& calls);
   // A frame queued call by call without recording, after the cache gave up.
@@ -118,6 +131,9 @@ class GraphCache {
   };
   Status capture(const CallRecorder& calls, GraphExecHandle* out);
   void release_all();
+  static constexpr unsigned kBranches = 4;  // streams besides the current one that a capture forks to
+  StreamHandle branch_[kBranches] = {};
+  EventHandle fork_ = nullptr, join_[kBranches] = {};
 
   std::shared_ptr<Device> device_;
   std::vector<std::vector<Entry>> slots_;

@@ -5,7 +5,6 @@
 #include <cassert>
 #include <atomic>
 #include <functional>
-#include <numeric>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -17,6 +16,7 @@ namespace {
 constexpr size_t kRowAlignment = 64;                // pitch of the pipeline's planes (staging and device)
 constexpr size_t kPlaneAlignment = 256;             // start of each plane in a plane set
 constexpr size_t kParallelCopyMin = size_t(1) << 20;  // smaller frames are copied by the submitting thread alone
+constexpr unsigned kGraphsPerSlot = 8;             // frame graphs cached per slot (hip/graph.h)
 constexpr size_t kCopyChunk = size_t(256) << 10;     // bytes per piece of work of a parallel copy
 
 size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
@@ -241,13 +241,10 @@ Status HipPipeline::create(std::shared_ptr<Device> device, const PipelineConfig&
   // synchronisation after each launch that sync_launches asks for.
   const bool graphs_wanted = cfg.graphs >= 0 ? cfg.graphs == 1 : device->info().vendor == Vendor::nvidia;
   p->graphs_wanted_ = graphs_wanted && device->api().has_graphs() && !device->sync_launches();
-  // Per slot: one graph per lane the slot's frames meet (lanes / gcd(slots, lanes)), the first frames' (no previous
-  // reference yet), and room for device frames whose pictures come from a small pool. The cache gives up after a
-  // pass over every slot and lane, and one more slot's worth, without a replay.
-  {
-    const unsigned met = p->lanes_ / std::gcd(cfg.slots, p->lanes_);
-    VMAFX_TRY(p->graphs_.init(device, cfg.slots, 8, cfg.slots * (met + 1), p->graphs_wanted_));
-  }
+  // Per slot: 8 graphs, room for one per lane the slot's frames meet (lanes / gcd(slots, lanes)) and for device
+  // frames whose pictures come from a small pool (a decoder's). The cache gives up after as many captures in a row,
+  // without a replay, as it holds graphs.
+  VMAFX_TRY(p->graphs_.init(device, cfg.slots, kGraphsPerSlot, cfg.slots * kGraphsPerSlot, p->graphs_wanted_));
   p->slots_.resize(cfg.slots);
   for (Slot& s : p->slots_) {
     VMAFX_TRY(Event::create(device, &s.event));
@@ -502,6 +499,7 @@ Status HipPipeline::enqueue_features(const std::vector<Part>& parts, const Frame
       const Registered& r = features_[p.feature];
       if (lanes_ > 1 && r.serial() != serial) continue;
       GpuFeature* f = r.at(lane);
+      recorder_.begin_group();  // each feature's calls are independent of the others' (graph.h); no-op unless recording
       Status s = f->enqueue(planes, slot);
       if (!s) return s.prepend(f->name());
     }

@@ -185,6 +185,8 @@ class HipPipeline {
   bool upload_gate() const { return gate_uploads_; }
   // Frames' features are queued as graphs (frame graphs, above), until the cache gives up.
   bool graphs() const { return graphs_wanted_; }
+  // Captures in a row without a replay after which the graph cache gives up.
+  unsigned graph_give_up_after() const { return graphs_.give_up_after(); }
 
  private:
   HipPipeline() = default;
