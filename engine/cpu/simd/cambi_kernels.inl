@@ -258,9 +258,33 @@ void cambi_c_values_simd(const CambiPlan& plan, const uint16_t* img, const uint8
     dm[d] = Isa::set1(d);                                    // compact - d - 1 >= 0  <=>  compact > d
     step[d] = Isa::set1((d + 1) * W);
   }
+  // The keys of kCambiH pixels of row r as 16-bit lanes, 0xffff where the pixel takes no part.
+  const V kbase = Isa::set1_16(base), klast = Isa::set1_16(uint16_t(size - 1)), none = Isa::set1_16(0xffff);
+  auto keys = [&](int r, int j) {
+    const ptrdiff_t at = ptrdiff_t(r) * stride + j;
+    const V k = Isa::sub16(Isa::load(img + at), kbase);
+    const V in = Isa::andnot(Isa::cmpeq16(Isa::load_u8_16(mask + at), zero), Isa::cmpeq16(Isa::min_u16(k, klast), k));
+    return cambi_sel(in, k, none);
+  };
+  alignas(64) uint16_t kin[kCambiH], kout[kCambiH];
   for (int i = 0; i < H; ++i) {
     const bool enters = i + P < H, leaves = i - P - 1 >= 0;
-    for (int j = 0; j < W; ++j) {
+    int j = 0;
+    // Whole vectors of keys; only the columns where the entering and the leaving key differ are updated.
+    for (; j + kCambiH <= W; j += kCambiH) {
+      const V ka = enters ? keys(i + P, j) : none, ks = leaves ? keys(i - P - 1, j) : none;
+      uint64_t bits = Isa::movemask8(Isa::andnot(Isa::cmpeq16(ka, ks), none));
+      if (!bits) continue;
+      Isa::store(kin, ka);
+      Isa::store(kout, ks);
+      while (bits) {
+        const int t = __builtin_ctzll(bits) >> 1;
+        bits &= ~(uint64_t(3) << (2 * t));
+        if (kout[t] != 0xffff) update(kout[t], j + t, minus);
+        if (kin[t] != 0xffff) update(kin[t], j + t, plus);
+      }
+    }
+    for (; j < W; ++j) {
       const int ka = enters ? key(i + P, j) : -1;
       const int ks = leaves ? key(i - P - 1, j) : -1;
       if (ka == ks) continue;
@@ -270,14 +294,29 @@ void cambi_c_values_simd(const CambiPlan& plan, const uint16_t* img, const uint8
     const uint16_t* irow = img + ptrdiff_t(i) * stride;
     const uint8_t* mrow = mask + ptrdiff_t(i) * stride;
     float* orow = out + size_t(i) * w;
-    int j = 0;
+    j = 0;
     for (; j + N <= W; j += N) {
       const V v = load_sample(irow + j, 0);
       const V compact = Isa::sub(v, vbase);
       const V valid = Isa::andnot(Isa::cmpeq_i32(load_sample(mrow + j, 0), zero),
                                   Isa::and_(Isa::cmpgt_i32(vsize, compact), Isa::cmpgt_i32(compact, minus_one)));
       Isa::F c = Isa::set1f(0.0f);
-      if (Isa::any(valid)) {
+      const int v0 = irow[j];
+      if (!Isa::any(Isa::xor_(Isa::and_(valid, Isa::cmpeq_i32(v, Isa::set1(v0))), minus_one))) {
+        // Every lane masked and of the same value: its histogram rows are read as vectors.
+        const int k0 = v0 - int(base), value = v0 + nd;
+        const uint16_t* col = hist + size_t(k0) * w + j;
+        const V p0 = Isa::load_u16(col);
+        for (int d = 0; d < nd; ++d) {
+          if (!(value <= int(plan.tvi_for_diff[d]) && value + d + 1 > int(plan.vlt_luma))) continue;
+          const V p1 = Isa::load_u16(col + ptrdiff_t(d + 1) * W);
+          const V p2 = k0 - d - 1 >= 0 ? Isa::load_u16(col - ptrdiff_t(d + 1) * W) : zero;
+          const V p = Isa::max_i32(p1, p2);
+          const V prod = Isa::mullo(Isa::mullo(weight[d], p0), p);
+          const Isa::F val = Isa::mulf(Isa::cvt_i32_f(prod), Isa::gatherf(recip, Isa::add(p, p0)));
+          c = Isa::selectf(Isa::cmpltf(c, val), val, c);
+        }
+      } else if (Isa::any(valid)) {
         // Invalid lanes read entry (0, column) and keep c = 0.
         const V at0 = Isa::add(Isa::mullo(Isa::and_(valid, compact), vw), Isa::add(Isa::set1(j), iota));
         const V p0 = Isa::gather_u16(hist, at0);

@@ -187,6 +187,7 @@ struct Isa {
   static V set1_16(uint16_t v) { return vreinterpretq_u32_u16(vdupq_n_u16(v)); }
   static V set1_8(uint8_t v) { return vreinterpretq_u32_u8(vdupq_n_u8(v)); }
   static V add16(V a, V b) { return vreinterpretq_u32_u16(vaddq_u16(u16(a), u16(b))); }
+  static V sub16(V a, V b) { return vreinterpretq_u32_u16(vsubq_u16(u16(a), u16(b))); }
   static V add8(V a, V b) { return vreinterpretq_u32_u8(vaddq_u8(u8(a), u8(b))); }
   static V sub8(V a, V b) { return vreinterpretq_u32_u8(vsubq_u8(u8(a), u8(b))); }
   static V min_u16(V a, V b) { return vreinterpretq_u32_u16(vminq_u16(u16(a), u16(b))); }
@@ -204,5 +205,11 @@ struct Isa {
     vst1q_u32(i, idx);
     const float r[4] = {table[i[0]], table[i[1]], table[i[2]], table[i[3]]};
     return vld1q_f32(r);
+  }
+  static V load_u8_16(const uint8_t* p) { return vreinterpretq_u32_u16(vmovl_u8(vld1_u8(p))); }
+  static uint64_t movemask8(V a) {
+    static const uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t b = vandq_u8(vreinterpretq_u8_s8(vshrq_n_s8(vreinterpretq_s8_u32(a), 7)), vld1q_u8(kBit));
+    return uint64_t(vaddv_u8(vget_low_u8(b))) | (uint64_t(vaddv_u8(vget_high_u8(b))) << 8);
   }
 };

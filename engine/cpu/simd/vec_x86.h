@@ -169,6 +169,7 @@ struct Isa {
   static V set1_16(uint16_t v) { return _mm512_set1_epi16(short(v)); }
   static V set1_8(uint8_t v) { return _mm512_set1_epi8(char(v)); }
   static V add16(V a, V b) { return _mm512_add_epi16(a, b); }
+  static V sub16(V a, V b) { return _mm512_sub_epi16(a, b); }
   static V add8(V a, V b) { return _mm512_add_epi8(a, b); }
   static V sub8(V a, V b) { return _mm512_sub_epi8(a, b); }
   static V min_u16(V a, V b) { return _mm512_min_epu16(a, b); }
@@ -185,6 +186,10 @@ struct Isa {
   static V sll(V a, int n) { return _mm512_sll_epi32(a, _mm_cvtsi32_si128(n)); }
   static F castf(V a) { return _mm512_castsi512_ps(a); }
   static F gatherf(const float* table, V idx) { return _mm512_i32gather_ps(idx, table, 4); }
+  // 2N bytes at p, zero-extended to the 2N 16-bit lanes.
+  static V load_u8_16(const uint8_t* p) { return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)p)); }
+  // One bit per byte (its top bit), byte 0 in bit 0.
+  static uint64_t movemask8(V a) { return _mm512_movepi8_mask(a); }
 };
 
 #elif defined(VMAFX_SIMD_AVX2)
@@ -359,6 +364,7 @@ struct Isa {
   static V set1_16(uint16_t v) { return _mm256_set1_epi16(short(v)); }
   static V set1_8(uint8_t v) { return _mm256_set1_epi8(char(v)); }
   static V add16(V a, V b) { return _mm256_add_epi16(a, b); }
+  static V sub16(V a, V b) { return _mm256_sub_epi16(a, b); }
   static V add8(V a, V b) { return _mm256_add_epi8(a, b); }
   static V sub8(V a, V b) { return _mm256_sub_epi8(a, b); }
   static V min_u16(V a, V b) { return _mm256_min_epu16(a, b); }
@@ -376,6 +382,8 @@ struct Isa {
   static V sll(V a, int n) { return _mm256_sll_epi32(a, _mm_cvtsi32_si128(n)); }
   static F castf(V a) { return _mm256_castsi256_ps(a); }
   static F gatherf(const float* table, V idx) { return _mm256_i32gather_ps(table, idx, 4); }
+  static V load_u8_16(const uint8_t* p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)p)); }
+  static uint64_t movemask8(V a) { return uint32_t(_mm256_movemask_epi8(a)); }
 };
 
 #else
