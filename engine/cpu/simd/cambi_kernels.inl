@@ -221,6 +221,24 @@ inline void cambi_range_add(uint16_t* p, int n, V delta) {
   }
 }
 
+// row[c] += delta * |[c - P, c + P] n [j0, j1]| for c in [lo, hi) = [j0 - P, j1 + P + 1] n [0, W): the boxes of a run
+// of pixels j0 .. j1 of one key added at once (fewer accesses, none overlapping the previous one). Columns as signed
+// 16-bit lanes: needs W + 2 P + 2 kCambiH < 2^15. Writes 0 past hi, inside kCambiHistPad.
+inline void cambi_run_add(uint16_t* row, int j0, int j1, int P, int W, bool minus) {
+  const int lo = j0 - P > 0 ? j0 - P : 0, hi = j1 + P + 1 < W ? j1 + P + 1 : W;
+  alignas(64) uint16_t lane[kCambiH];
+  for (int t = 0; t < kCambiH; ++t) lane[t] = uint16_t(lo + t);
+  const V vp = Isa::set1_16(uint16_t(P)), v0 = Isa::set1_16(uint16_t(j0)), v1 = Isa::set1_16(uint16_t(j1));
+  const V vhi = Isa::set1_16(uint16_t(hi)), one = Isa::set1_16(1), step = Isa::set1_16(uint16_t(kCambiH));
+  V c = Isa::load(lane);
+  for (int x = lo; x < hi; x += kCambiH, c = Isa::add16(c, step)) {
+    const V n = Isa::add16(Isa::sub16(Isa::min_i16(Isa::add16(c, vp), v1), Isa::max_i16(Isa::sub16(c, vp), v0)), one);
+    const V cnt = Isa::and_(n, Isa::cmpgt_i16(vhi, c));
+    const V r = Isa::load(row + x);
+    Isa::store(row + x, minus ? Isa::sub16(r, cnt) : Isa::add16(r, cnt));
+  }
+}
+
 void cambi_c_values_simd(const CambiPlan& plan, const uint16_t* img, const uint8_t* mask, ptrdiff_t stride,
                          uint32_t w, uint32_t h, uint16_t pad, float* out, uint16_t* hist) {
   if (plan.band_empty || w < uint32_t(N)) return cambi_c_values(plan, img, mask, stride, w, h, pad, out, hist);
@@ -267,6 +285,22 @@ void cambi_c_values_simd(const CambiPlan& plan, const uint16_t* img, const uint8
     return cambi_sel(in, k, none);
   };
   alignas(64) uint16_t kin[kCambiH], kout[kCambiH];
+  const bool runs = W + 2 * P + 2 * kCambiH < 32768;
+  // The updates of the lanes of `bits` (2 bits per lane) with keys k[]: runs of one key over adjacent lanes at once.
+  auto apply = [&](const uint16_t* k, uint64_t b, int j, bool sub) {
+    while (b) {
+      const int t = __builtin_ctzll(b) >> 1;
+      int t1 = t;
+      while (t1 + 1 < kCambiH && ((b >> (2 * (t1 + 1))) & 1) && k[t1 + 1] == k[t]) ++t1;
+      b &= t1 + 1 < kCambiH ? ~((uint64_t(1) << (2 * (t1 + 1))) - 1) : 0;
+      if (k[t] == 0xffff) continue;
+      if (runs && t1 > t) {
+        cambi_run_add(hist + size_t(k[t]) * w, j + t, j + t1, P, W, sub);
+      } else {
+        for (int u = t; u <= t1; ++u) update(k[t], j + u, sub ? minus : plus);
+      }
+    }
+  };
   for (int i = 0; i < H; ++i) {
     const bool enters = i + P < H, leaves = i - P - 1 >= 0;
     int j = 0;
@@ -277,12 +311,8 @@ void cambi_c_values_simd(const CambiPlan& plan, const uint16_t* img, const uint8
       if (!bits) continue;
       Isa::store(kin, ka);
       Isa::store(kout, ks);
-      while (bits) {
-        const int t = __builtin_ctzll(bits) >> 1;
-        bits &= ~(uint64_t(3) << (2 * t));
-        if (kout[t] != 0xffff) update(kout[t], j + t, minus);
-        if (kin[t] != 0xffff) update(kin[t], j + t, plus);
-      }
+      apply(kout, bits, j, true);
+      apply(kin, bits, j, false);
     }
     for (; j < W; ++j) {
       const int ka = enters ? key(i + P, j) : -1;

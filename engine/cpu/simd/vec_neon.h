@@ -188,6 +188,10 @@ struct Isa {
   static V set1_8(uint8_t v) { return vreinterpretq_u32_u8(vdupq_n_u8(v)); }
   static V add16(V a, V b) { return vreinterpretq_u32_u16(vaddq_u16(u16(a), u16(b))); }
   static V sub16(V a, V b) { return vreinterpretq_u32_u16(vsubq_u16(u16(a), u16(b))); }
+  static int16x8_t s16(V a) { return vreinterpretq_s16_u32(a); }
+  static V min_i16(V a, V b) { return vreinterpretq_u32_s16(vminq_s16(s16(a), s16(b))); }
+  static V max_i16(V a, V b) { return vreinterpretq_u32_s16(vmaxq_s16(s16(a), s16(b))); }
+  static V cmpgt_i16(V a, V b) { return vreinterpretq_u32_u16(vcgtq_s16(s16(a), s16(b))); }
   static V add8(V a, V b) { return vreinterpretq_u32_u8(vaddq_u8(u8(a), u8(b))); }
   static V sub8(V a, V b) { return vreinterpretq_u32_u8(vsubq_u8(u8(a), u8(b))); }
   static V min_u16(V a, V b) { return vreinterpretq_u32_u16(vminq_u16(u16(a), u16(b))); }

@@ -170,6 +170,9 @@ struct Isa {
   static V set1_8(uint8_t v) { return _mm512_set1_epi8(char(v)); }
   static V add16(V a, V b) { return _mm512_add_epi16(a, b); }
   static V sub16(V a, V b) { return _mm512_sub_epi16(a, b); }
+  static V min_i16(V a, V b) { return _mm512_min_epi16(a, b); }
+  static V max_i16(V a, V b) { return _mm512_max_epi16(a, b); }
+  static V cmpgt_i16(V a, V b) { return _mm512_movm_epi16(_mm512_cmpgt_epi16_mask(a, b)); }
   static V add8(V a, V b) { return _mm512_add_epi8(a, b); }
   static V sub8(V a, V b) { return _mm512_sub_epi8(a, b); }
   static V min_u16(V a, V b) { return _mm512_min_epu16(a, b); }
@@ -365,6 +368,9 @@ struct Isa {
   static V set1_8(uint8_t v) { return _mm256_set1_epi8(char(v)); }
   static V add16(V a, V b) { return _mm256_add_epi16(a, b); }
   static V sub16(V a, V b) { return _mm256_sub_epi16(a, b); }
+  static V min_i16(V a, V b) { return _mm256_min_epi16(a, b); }
+  static V max_i16(V a, V b) { return _mm256_max_epi16(a, b); }
+  static V cmpgt_i16(V a, V b) { return _mm256_cmpgt_epi16(a, b); }
   static V add8(V a, V b) { return _mm256_add_epi8(a, b); }
   static V sub8(V a, V b) { return _mm256_sub_epi8(a, b); }
   static V min_u16(V a, V b) { return _mm256_min_epu16(a, b); }
