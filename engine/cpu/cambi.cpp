@@ -3,6 +3,8 @@
 // (feature/cambi.c, feature/luminance_tools.c).
 #include "cpu/cambi.h"
 
+#include "cpu/simd/kernels.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -676,7 +678,7 @@ Status Cambi::init(uint32_t w, uint32_t h, unsigned bpc, const CambiOptions& opt
     image_.assign(n, 0);
     mask_.assign(n, 0);
     c_values_.assign(n, 0.0f);
-    hist_.assign(size_t(plan_.band_size) * mw, 0);
+    hist_.assign(size_t(plan_.band_size) * mw + kCambiHistPad, 0);
     mask_scratch_.assign(size_t(mw + kCambiMaskFilter) * 8, 0);
     mode_scratch_.assign(3 * size_t(mw), 0);
   } catch (const std::bad_alloc&) {
@@ -714,17 +716,18 @@ Status Cambi::score_picture(const Plane& pic, const CambiGeometry& g, double* ra
   if (!ready_) return {Errc::invalid_argument, "cambi: not initialised"};
   VMAFX_TRY(cambi_check_samples(pic));
   const ptrdiff_t st = stride_;
-  cambi_preprocess(pic, g, plan_.enc_bitdepth, image_.data(), st);
-  cambi_spatial_mask(image_.data(), st, g.w, g.h, g.mask_index, mask_.data(), st, mask_scratch_.data());
+  const CambiKernels& k = cambi_kernels();
+  k.preprocess(pic, g, plan_.enc_bitdepth, image_.data(), st);
+  k.spatial_mask(image_.data(), st, g.w, g.h, g.mask_index, mask_.data(), st, mask_scratch_.data());
   double means[kCambiScales];
   for (unsigned s = 0; s < kCambiScales; ++s) {
     const uint32_t sw = g.scale_w[s], sh = g.scale_h[s];
     if (s > 0 || plan_.high_res_speedup) {
-      cambi_decimate(image_.data(), st, sw, sh);
-      cambi_decimate(mask_.data(), st, sw, sh);
+      k.decimate_image(image_.data(), st, sw, sh);
+      k.decimate_mask(mask_.data(), st, sw, sh);
     }
-    cambi_filter_mode(image_.data(), st, sw, sh, mode_scratch_.data());
-    cambi_c_values(plan_, image_.data(), mask_.data(), st, sw, sh, g.pad, c_values_.data(), hist_.data());
+    k.filter_mode(image_.data(), st, sw, sh, mode_scratch_.data());
+    k.c_values(plan_, image_.data(), mask_.data(), st, sw, sh, g.pad, c_values_.data(), hist_.data());
     if (debug) {
       debug->c_values[s].assign(c_values_.begin(), c_values_.begin() + ptrdiff_t(size_t(sw) * sh));
       debug->image[s].resize(size_t(sw) * sh);

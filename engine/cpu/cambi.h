@@ -39,6 +39,7 @@ inline constexpr unsigned kCambiMaxDiffs = 32;        // 2^max_log_contrast, max
 inline constexpr uint32_t kCambiMinSide = 216;        // libvmaf: enc (and src) width or height at least this
 inline constexpr unsigned kCambiMaskFilter = 7;       // window of the spatial mask
 inline constexpr unsigned kCambiReciprocals = 4226;   // libvmaf's reciprocal table: window pixels must stay below
+inline constexpr unsigned kCambiHistPad = 64;      // entries past the c-values' histogram for vector accesses
 inline constexpr int kCambiScaleWeights[kCambiScales] = {16, 8, 4, 2, 1};
 // Suprathreshold contrast response of difference d + 1.
 inline constexpr int kCambiContrastWeights[kCambiMaxDiffs] = {1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
@@ -197,7 +198,8 @@ inline uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c) {
 }
 
 // Stage 3c: c-values of a w x h scale (w entries per row of `out`; 0 where the mask is 0). `hist` holds
-// plan.band_size * w entries. Needs w >= pad and h >= pad (cambi_plan checks it).
+// plan.band_size * w entries (the SIMD versions, simd/kernels.h: kCambiHistPad more, which they may read and
+// rewrite unchanged). Needs w >= pad and h >= pad (cambi_plan checks it).
 void cambi_c_values(const CambiPlan& plan, const uint16_t* img, const uint8_t* mask, ptrdiff_t stride, uint32_t w,
                     uint32_t h, uint16_t pad, float* out, uint16_t* hist);
 // libvmaf's c-value of one pixel of 10-bit value v from the window's counts: count(u) for u = v - num_diffs ..

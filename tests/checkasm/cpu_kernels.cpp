@@ -691,6 +691,7 @@ int check_cpu_selection() {
   set_cpu_mask(0xffffffffu);
   expect(simd_level() == SimdLevel::scalar, "mask 0xffffffff gives scalar");
   expect(&vif_kernels() == vif_kernels_for(SimdLevel::scalar), "mask 0xffffffff uses the scalar VIF table");
+  expect(&cambi_kernels() == cambi_kernels_for(SimdLevel::scalar), "mask 0xffffffff uses the scalar CAMBI table");
   set_cpu_mask(0);
   const SimdLevel best = a5 ? SimdLevel::avx512 : a2 ? SimdLevel::avx2 : ne ? SimdLevel::neon : SimdLevel::scalar;
   expect(simd_level() == best, std::string("mask 0 gives the best level, ") + simd_level_name(best));
@@ -703,7 +704,7 @@ int check_cpu_selection() {
     const bool sup = simd_level_supported(l);
     expect((vif_kernels_for(l) != nullptr) == sup && (motion_kernels_for(l) != nullptr) == sup &&
                (psnr_kernels_for(l) != nullptr) == sup && (ssim_kernels_for(l) != nullptr) == sup &&
-               (adm_kernels_for(l) != nullptr) == sup,
+               (adm_kernels_for(l) != nullptr) == sup && (cambi_kernels_for(l) != nullptr) == sup,
            std::string("tables of ") + simd_level_name(l) + " exist exactly where it is supported");
   }
   set_cpu_mask(saved);

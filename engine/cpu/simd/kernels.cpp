@@ -20,6 +20,12 @@ const AdmKernels kScalarAdm = {adm_dwt_row_scale0,      adm_dwt_row_scale1,     
                                adm_decouple_row_scale0, adm_decouple_row_scale123, adm_den_row_scale0,
                                adm_den_row_scale123,    adm_csf_row_scale0,        adm_csf_row_scale123,
                                adm_cm_row_scale0,       adm_cm_row_scale123};
+const CambiKernels kScalarCambi = {cambi_preprocess,
+                                   cambi_spatial_mask,
+                                   static_cast<void (*)(uint16_t*, ptrdiff_t, uint32_t, uint32_t)>(cambi_decimate),
+                                   static_cast<void (*)(uint8_t*, ptrdiff_t, uint32_t, uint32_t)>(cambi_decimate),
+                                   cambi_filter_mode,
+                                   cambi_c_values};
 
 template <class T>
 const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512, const T* neon) {
@@ -74,6 +80,11 @@ const AdmKernels* adm_kernels_for(SimdLevel level) {
                           VMAFX_NEON_TABLE(kAdm));
 }
 
+const CambiKernels* cambi_kernels_for(SimdLevel level) {
+  return pick<CambiKernels>(level, &kScalarCambi, VMAFX_AVX2_TABLE(kCambi), VMAFX_AVX512_TABLE(kCambi),
+                            VMAFX_NEON_TABLE(kCambi));
+}
+
 const VifKernels& vif_kernels() {
   const VifKernels* k = vif_kernels_for(simd_level());
   return k ? *k : kScalarVif;
@@ -95,6 +106,11 @@ const AdmKernels& adm_kernels() {
 const SsimKernels& ssim_kernels() {
   const SsimKernels* k = ssim_kernels_for(simd_level());
   return k ? *k : kScalarSsim;
+}
+
+const CambiKernels& cambi_kernels() {
+  const CambiKernels* k = cambi_kernels_for(simd_level());
+  return k ? *k : kScalarCambi;
 }
 
 }  // namespace vmafx::cpu

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Tables of the CPU features' hot loops, one per instruction set. Every entry has the signature and the exact result
-// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h): the scalar one is the oracle, tests/checkasm
+// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h, cambi.h): the scalar one is the oracle, tests/checkasm
 // compares them on edge-biased inputs. An implementation may hand inputs it does not vectorise (tiny rows, chroma
 // interleaved with a step of 2, mixed byte widths, 16-bit samples where 32-bit lanes would overflow) to the scalar
 // function; the result is the same either way.
@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "cpu/adm.h"
+#include "cpu/cambi.h"
 #include "cpu/motion.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
@@ -60,6 +61,16 @@ struct AdmKernels {
   decltype(&adm_cm_row_scale123) cm_row_scale123;
 };
 
+// CAMBI's stages (cambi.h, "Stages"); c_values needs kCambiHistPad entries past the histogram.
+struct CambiKernels {
+  decltype(&cambi_preprocess) preprocess;
+  decltype(&cambi_spatial_mask) spatial_mask;
+  void (*decimate_image)(uint16_t* img, ptrdiff_t stride, uint32_t w, uint32_t h);
+  void (*decimate_mask)(uint8_t* mask, ptrdiff_t stride, uint32_t w, uint32_t h);
+  decltype(&cambi_filter_mode) filter_mode;
+  decltype(&cambi_c_values) c_values;
+};
+
 // The table of one level; nullptr when this build or this CPU lacks it. kernels_for(SimdLevel::scalar) is the
 // scalar functions themselves.
 const VifKernels* vif_kernels_for(SimdLevel level);
@@ -67,6 +78,7 @@ const MotionKernels* motion_kernels_for(SimdLevel level);
 const PsnrKernels* psnr_kernels_for(SimdLevel level);
 const SsimKernels* ssim_kernels_for(SimdLevel level);
 const AdmKernels* adm_kernels_for(SimdLevel level);
+const CambiKernels* cambi_kernels_for(SimdLevel level);
 
 // The table of simd_level() (never nullptr).
 const VifKernels& vif_kernels();
@@ -74,6 +86,7 @@ const MotionKernels& motion_kernels();
 const PsnrKernels& psnr_kernels();
 const SsimKernels& ssim_kernels();
 const AdmKernels& adm_kernels();
+const CambiKernels& cambi_kernels();
 
 // Per instruction set, defined in the files compiled for it (simd/x86_avx2.cpp, ...); only called when supported.
 namespace avx2 {
@@ -82,6 +95,7 @@ extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
+extern const CambiKernels kCambi;
 }  // namespace avx2
 namespace avx512 {
 extern const VifKernels kVif;
@@ -89,6 +103,7 @@ extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
+extern const CambiKernels kCambi;
 }  // namespace avx512
 namespace neon {
 extern const VifKernels kVif;
@@ -96,6 +111,7 @@ extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
+extern const CambiKernels kCambi;
 }  // namespace neon
 
 }  // namespace vmafx::cpu

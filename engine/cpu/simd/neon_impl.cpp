@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/simd/kernels.h"
 
@@ -15,6 +16,7 @@ namespace {
 #include "cpu/simd/motion_psnr_kernels.inl"
 #include "cpu/simd/ssim_kernels.inl"
 #include "cpu/simd/adm_kernels.inl"
+#include "cpu/simd/cambi_kernels.inl"
 }  // namespace
 
 extern const VifKernels kVif = {vertical_row, horizontal_row, accumulate, decimate, load_plane};
@@ -23,5 +25,7 @@ extern const PsnrKernels kPsnr = {plane_sse};
 extern const SsimKernels kSsim = {ssim_plane_to_float, ssim_decimate, gaussian_valid, moments, pool};
 extern const AdmKernels kAdm = {adm_dwt_row0,  adm_dwt_row1, adm_dwt_row23, adm_decouple0, adm_decouple123, adm_den0,
                                 adm_den123,    adm_csf0,     adm_csf123,    adm_cm0,       adm_cm123};
+extern const CambiKernels kCambi = {cambi_preprocess_simd,      cambi_spatial_mask_simd, cambi_decimate_image_simd,
+                                    cambi_decimate_mask_simd,   cambi_filter_mode_simd,  cambi_c_values_simd};
 
 }  // namespace vmafx::cpu::neon

@@ -180,4 +180,40 @@ struct Isa {
   static V cmpged(D alo, D blo, D ahi, D bhi) {
     return vcombine_u32(vmovn_u64(vcgeq_f64(alo, blo)), vmovn_u64(vcgeq_f64(ahi, bhi)));
   }
+
+  // ---- 16- and 8-bit lanes (for CAMBI) ----
+  static uint16x8_t u16(V a) { return vreinterpretq_u16_u32(a); }
+  static uint8x16_t u8(V a) { return vreinterpretq_u8_u32(a); }
+  static V set1_16(uint16_t v) { return vreinterpretq_u32_u16(vdupq_n_u16(v)); }
+  static V set1_8(uint8_t v) { return vreinterpretq_u32_u8(vdupq_n_u8(v)); }
+  static V add16(V a, V b) { return vreinterpretq_u32_u16(vaddq_u16(u16(a), u16(b))); }
+  static V sub16(V a, V b) { return vreinterpretq_u32_u16(vsubq_u16(u16(a), u16(b))); }
+  static int16x8_t s16(V a) { return vreinterpretq_s16_u32(a); }
+  static V min_i16(V a, V b) { return vreinterpretq_u32_s16(vminq_s16(s16(a), s16(b))); }
+  static V max_i16(V a, V b) { return vreinterpretq_u32_s16(vmaxq_s16(s16(a), s16(b))); }
+  static V cmpgt_i16(V a, V b) { return vreinterpretq_u32_u16(vcgtq_s16(s16(a), s16(b))); }
+  static V add8(V a, V b) { return vreinterpretq_u32_u8(vaddq_u8(u8(a), u8(b))); }
+  static V sub8(V a, V b) { return vreinterpretq_u32_u8(vsubq_u8(u8(a), u8(b))); }
+  static V min_u16(V a, V b) { return vreinterpretq_u32_u16(vminq_u16(u16(a), u16(b))); }
+  static V cmpeq16(V a, V b) { return vreinterpretq_u32_u16(vceqq_u16(u16(a), u16(b))); }
+  static V cmpgt_i8(V a, V b) {
+    return vreinterpretq_u32_u8(vcgtq_s8(vreinterpretq_s8_u32(a), vreinterpretq_s8_u32(b)));
+  }
+  // Low bytes of the 16-bit lanes (low halves of the 32-bit lanes) of a, then of b: the even elements.
+  static V narrow16(V a, V b) { return vreinterpretq_u32_u8(vuzp1q_u8(u8(a), u8(b))); }
+  static V narrow32(V a, V b) { return vreinterpretq_u32_u16(vuzp1q_u16(u16(a), u16(b))); }
+  static V sll(V a, int n) { return vshlq_u32(a, vdupq_n_s32(n)); }
+  static F castf(V a) { return vreinterpretq_f32_u32(a); }
+  static F gatherf(const float* table, V idx) {
+    uint32_t i[4];
+    vst1q_u32(i, idx);
+    const float r[4] = {table[i[0]], table[i[1]], table[i[2]], table[i[3]]};
+    return vld1q_f32(r);
+  }
+  static V load_u8_16(const uint8_t* p) { return vreinterpretq_u32_u16(vmovl_u8(vld1_u8(p))); }
+  static uint64_t movemask8(V a) {
+    static const uint8_t kBit[16] = {1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128};
+    const uint8x16_t b = vandq_u8(vreinterpretq_u8_s8(vshrq_n_s8(vreinterpretq_s8_u32(a), 7)), vld1q_u8(kBit));
+    return uint64_t(vaddv_u8(vget_low_u8(b))) | (uint64_t(vaddv_u8(vget_high_u8(b))) << 8);
+  }
 };

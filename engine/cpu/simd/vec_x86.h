@@ -164,6 +164,35 @@ struct Isa {
     const __mmask16 m = __mmask16(_mm512_cmp_pd_mask(alo, blo, _CMP_GE_OQ) | (_mm512_cmp_pd_mask(ahi, bhi, _CMP_GE_OQ) << 8));
     return _mm512_movm_epi32(m);
   }
+
+  // ---- 16- and 8-bit lanes (for CAMBI) ----
+  static V set1_16(uint16_t v) { return _mm512_set1_epi16(short(v)); }
+  static V set1_8(uint8_t v) { return _mm512_set1_epi8(char(v)); }
+  static V add16(V a, V b) { return _mm512_add_epi16(a, b); }
+  static V sub16(V a, V b) { return _mm512_sub_epi16(a, b); }
+  static V min_i16(V a, V b) { return _mm512_min_epi16(a, b); }
+  static V max_i16(V a, V b) { return _mm512_max_epi16(a, b); }
+  static V cmpgt_i16(V a, V b) { return _mm512_movm_epi16(_mm512_cmpgt_epi16_mask(a, b)); }
+  static V add8(V a, V b) { return _mm512_add_epi8(a, b); }
+  static V sub8(V a, V b) { return _mm512_sub_epi8(a, b); }
+  static V min_u16(V a, V b) { return _mm512_min_epu16(a, b); }
+  static V cmpeq16(V a, V b) { return _mm512_movm_epi16(_mm512_cmpeq_epi16_mask(a, b)); }
+  static V cmpgt_i8(V a, V b) { return _mm512_movm_epi8(_mm512_cmpgt_epi8_mask(a, b)); }
+  // The low bytes of the 16-bit lanes of a, then of b (truncation).
+  static V narrow16(V a, V b) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(a)), _mm512_cvtepi16_epi8(b), 1);
+  }
+  // The low 16 bits of the 32-bit lanes of a, then of b (truncation).
+  static V narrow32(V a, V b) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(a)), _mm512_cvtepi32_epi16(b), 1);
+  }
+  static V sll(V a, int n) { return _mm512_sll_epi32(a, _mm_cvtsi32_si128(n)); }
+  static F castf(V a) { return _mm512_castsi512_ps(a); }
+  static F gatherf(const float* table, V idx) { return _mm512_i32gather_ps(idx, table, 4); }
+  // 2N bytes at p, zero-extended to the 2N 16-bit lanes.
+  static V load_u8_16(const uint8_t* p) { return _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)p)); }
+  // One bit per byte (its top bit), byte 0 in bit 0.
+  static uint64_t movemask8(V a) { return _mm512_movepi8_mask(a); }
 };
 
 #elif defined(VMAFX_SIMD_AVX2)
@@ -333,6 +362,34 @@ struct Isa {
     return narrow64(_mm256_castpd_si256(_mm256_cmp_pd(alo, blo, _CMP_GE_OQ)),
                     _mm256_castpd_si256(_mm256_cmp_pd(ahi, bhi, _CMP_GE_OQ)));
   }
+
+  // ---- 16- and 8-bit lanes (for CAMBI) ----
+  static V set1_16(uint16_t v) { return _mm256_set1_epi16(short(v)); }
+  static V set1_8(uint8_t v) { return _mm256_set1_epi8(char(v)); }
+  static V add16(V a, V b) { return _mm256_add_epi16(a, b); }
+  static V sub16(V a, V b) { return _mm256_sub_epi16(a, b); }
+  static V min_i16(V a, V b) { return _mm256_min_epi16(a, b); }
+  static V max_i16(V a, V b) { return _mm256_max_epi16(a, b); }
+  static V cmpgt_i16(V a, V b) { return _mm256_cmpgt_epi16(a, b); }
+  static V add8(V a, V b) { return _mm256_add_epi8(a, b); }
+  static V sub8(V a, V b) { return _mm256_sub_epi8(a, b); }
+  static V min_u16(V a, V b) { return _mm256_min_epu16(a, b); }
+  static V cmpeq16(V a, V b) { return _mm256_cmpeq_epi16(a, b); }
+  static V cmpgt_i8(V a, V b) { return _mm256_cmpgt_epi8(a, b); }
+  // vpackuswb saturates and interleaves the 128-bit halves: mask to the low bytes first, reorder after.
+  static V narrow16(V a, V b) {
+    const V m = _mm256_set1_epi16(0xff);
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(_mm256_and_si256(a, m), _mm256_and_si256(b, m)), 0xD8);
+  }
+  static V narrow32(V a, V b) {
+    const V m = _mm256_set1_epi32(0xffff);
+    return _mm256_permute4x64_epi64(_mm256_packus_epi32(_mm256_and_si256(a, m), _mm256_and_si256(b, m)), 0xD8);
+  }
+  static V sll(V a, int n) { return _mm256_sll_epi32(a, _mm_cvtsi32_si128(n)); }
+  static F castf(V a) { return _mm256_castsi256_ps(a); }
+  static F gatherf(const float* table, V idx) { return _mm256_i32gather_ps(table, idx, 4); }
+  static V load_u8_16(const uint8_t* p) { return _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)p)); }
+  static uint64_t movemask8(V a) { return uint32_t(_mm256_movemask_epi8(a)); }
 };
 
 #else

@@ -3,6 +3,7 @@
 // are compiled for avx2 (tests/checkasm/simd_symbols.sh checks that none of them is exported).
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "cpu/simd/kernels.h"
 
