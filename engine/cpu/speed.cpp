@@ -7,6 +7,8 @@
 // float function, and keeps libvmaf's operation order; the build disables FMA contraction.
 #include "cpu/speed.h"
 
+#include "cpu/simd/kernels.h"
+
 #include <math.h>
 
 #include <algorithm>
@@ -623,7 +625,7 @@ void speed_block_variance(const float* x, const float* y, int blocks, float* var
 
 void speed_estimate(const SpeedDims& d, const float* img, ptrdiff_t stride, SpeedEstimate* out) {
   float means[N], cov[N * N];
-  speed_covariance(d, img, stride, means, cov);
+  speed_kernels().covariance(d, img, stride, means, cov);
   speed_eigenvalues(cov, out->eigen);
   std::vector<float> y(size_t(N) * d.blocks), x(size_t(N) * d.blocks, 0.0f);
   speed_independent_term(d, img, stride, y.data());
@@ -739,7 +741,8 @@ Status SpeedChroma::check_plane(const Plane& p, const char* which) const {
 Status SpeedChroma::estimate_image(const Plane& p, SpeedEstimate* out) {
   if (!ready_) return {Errc::invalid_argument, "speed_chroma: estimate before a successful init"};
   VMAFX_TRY(check_plane(p, "input"));
-  speed_load(p, load_.data(), dims_.orig_w);
+  const SpeedKernels& k = speed_kernels();
+  k.load(p, load_.data(), dims_.orig_w);
   const float* src = load_.data();
   ptrdiff_t stride = dims_.orig_w;
   if (dims_.rescale) {
@@ -747,8 +750,8 @@ Status SpeedChroma::estimate_image(const Plane& p, SpeedEstimate* out) {
     src = scaled_.data();
     stride = dims_.scaled_w;
   }
-  speed_antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
-  speed_subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
+  k.antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
+  k.subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
   speed_estimate(dims_, dec_.data(), dims_.dec_w, out);
   return Status::ok();
 }
@@ -835,12 +838,14 @@ Status SpeedTemporal::check_plane(const Plane& p, const char* which) const {
 void SpeedTemporal::difference(const Plane& prev, const Plane& cur, float* out) const {
   const size_t n = size_t(dims_.orig_w) * dims_.orig_h;
   std::vector<float> c(n);
-  speed_load(prev, out, dims_.orig_w);
-  speed_load(cur, c.data(), dims_.orig_w);
+  const SpeedKernels& k = speed_kernels();
+  k.load(prev, out, dims_.orig_w);
+  k.load(cur, c.data(), dims_.orig_w);
   for (size_t i = 0; i < n; i++) out[i] -= c[i];  // libvmaf's subtract_image: previous -= current
 }
 
 void SpeedTemporal::estimate_difference(const float* diff, SpeedEstimate* out) {
+  const SpeedKernels& k = speed_kernels();
   const float* src = diff;
   ptrdiff_t stride = dims_.orig_w;
   if (dims_.rescale) {
@@ -848,8 +853,8 @@ void SpeedTemporal::estimate_difference(const float* diff, SpeedEstimate* out) {
     src = scaled_.data();
     stride = dims_.scaled_w;
   }
-  speed_antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
-  speed_subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
+  k.antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
+  k.subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
   speed_estimate(dims_, dec_.data(), dims_.dec_w, out);
 }
 

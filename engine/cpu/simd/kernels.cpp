@@ -20,6 +20,7 @@ const AdmKernels kScalarAdm = {adm_dwt_row_scale0,      adm_dwt_row_scale1,     
                                adm_decouple_row_scale0, adm_decouple_row_scale123, adm_den_row_scale0,
                                adm_den_row_scale123,    adm_csf_row_scale0,        adm_csf_row_scale123,
                                adm_cm_row_scale0,       adm_cm_row_scale123};
+const SpeedKernels kScalarSpeed = {speed_load, speed_antialias_dec16, speed_subtract_local_mean, speed_covariance};
 
 template <class T>
 const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512, const T* neon) {
@@ -74,6 +75,11 @@ const AdmKernels* adm_kernels_for(SimdLevel level) {
                           VMAFX_NEON_TABLE(kAdm));
 }
 
+const SpeedKernels* speed_kernels_for(SimdLevel level) {
+  return pick<SpeedKernels>(level, &kScalarSpeed, VMAFX_AVX2_TABLE(kSpeed), VMAFX_AVX512_TABLE(kSpeed),
+                            VMAFX_NEON_TABLE(kSpeed));
+}
+
 const VifKernels& vif_kernels() {
   const VifKernels* k = vif_kernels_for(simd_level());
   return k ? *k : kScalarVif;
@@ -95,6 +101,11 @@ const AdmKernels& adm_kernels() {
 const SsimKernels& ssim_kernels() {
   const SsimKernels* k = ssim_kernels_for(simd_level());
   return k ? *k : kScalarSsim;
+}
+
+const SpeedKernels& speed_kernels() {
+  const SpeedKernels* k = speed_kernels_for(simd_level());
+  return k ? *k : kScalarSpeed;
 }
 
 }  // namespace vmafx::cpu

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Tables of the CPU features' hot loops, one per instruction set. Every entry has the signature and the exact result
-// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h): the scalar one is the oracle, tests/checkasm
+// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h, speed.h): the scalar one is the oracle, tests/checkasm
 // compares them on edge-biased inputs. An implementation may hand inputs it does not vectorise (tiny rows, chroma
 // interleaved with a step of 2, mixed byte widths, 16-bit samples where 32-bit lanes would overflow) to the scalar
 // function; the result is the same either way.
@@ -13,6 +13,7 @@
 #include "cpu/motion.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
+#include "cpu/speed.h"
 #include "cpu/simd/cpu_features.h"
 #include "cpu/ssim.h"
 #include "cpu/vif.h"
@@ -60,6 +61,14 @@ struct AdmKernels {
   decltype(&adm_cm_row_scale123) cm_row_scale123;
 };
 
+// SpEED's stages (speed.h): float and double lanes, one output per lane in the scalar order of operations.
+struct SpeedKernels {
+  decltype(&speed_load) load;
+  decltype(&speed_antialias_dec16) antialias_dec16;
+  decltype(&speed_subtract_local_mean) subtract_local_mean;
+  decltype(&speed_covariance) covariance;
+};
+
 // The table of one level; nullptr when this build or this CPU lacks it. kernels_for(SimdLevel::scalar) is the
 // scalar functions themselves.
 const VifKernels* vif_kernels_for(SimdLevel level);
@@ -67,6 +76,7 @@ const MotionKernels* motion_kernels_for(SimdLevel level);
 const PsnrKernels* psnr_kernels_for(SimdLevel level);
 const SsimKernels* ssim_kernels_for(SimdLevel level);
 const AdmKernels* adm_kernels_for(SimdLevel level);
+const SpeedKernels* speed_kernels_for(SimdLevel level);
 
 // The table of simd_level() (never nullptr).
 const VifKernels& vif_kernels();
@@ -74,6 +84,7 @@ const MotionKernels& motion_kernels();
 const PsnrKernels& psnr_kernels();
 const SsimKernels& ssim_kernels();
 const AdmKernels& adm_kernels();
+const SpeedKernels& speed_kernels();
 
 // Per instruction set, defined in the files compiled for it (simd/x86_avx2.cpp, ...); only called when supported.
 namespace avx2 {
@@ -82,6 +93,7 @@ extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
+extern const SpeedKernels kSpeed;
 }  // namespace avx2
 namespace avx512 {
 extern const VifKernels kVif;
@@ -89,6 +101,7 @@ extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
+extern const SpeedKernels kSpeed;
 }  // namespace avx512
 namespace neon {
 extern const VifKernels kVif;
@@ -96,6 +109,7 @@ extern const MotionKernels kMotion;
 extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
+extern const SpeedKernels kSpeed;
 }  // namespace neon
 
 }  // namespace vmafx::cpu

@@ -13,6 +13,7 @@ namespace {
 #include "cpu/simd/motion_psnr_kernels.inl"
 #include "cpu/simd/ssim_kernels.inl"
 #include "cpu/simd/adm_kernels.inl"
+#include "cpu/simd/speed_kernels.inl"
 }  // namespace
 
 extern const VifKernels kVif = {vertical_row, horizontal_row, accumulate, decimate, load_plane};
@@ -21,5 +22,6 @@ extern const PsnrKernels kPsnr = {plane_sse};
 extern const SsimKernels kSsim = {ssim_plane_to_float, ssim_decimate, gaussian_valid, moments, pool};
 extern const AdmKernels kAdm = {adm_dwt_row0,  adm_dwt_row1, adm_dwt_row23, adm_decouple0, adm_decouple123, adm_den0,
                                 adm_den123,    adm_csf0,     adm_csf123,    adm_cm0,       adm_cm123};
+extern const SpeedKernels kSpeed = {speed_load_k, speed_antialias_dec16_k, speed_subtract_local_mean_k, speed_covariance_k};
 
 }  // namespace vmafx::cpu::VMAFX_SIMD_NS
