@@ -132,6 +132,8 @@ bool speed_regular(const float eigen[kSpeedBlockElems]);
 void speed_independent_term(const SpeedDims& d, const float* img, ptrdiff_t stride, float* y);
 bool speed_solve(const float cov[kSpeedBlockElems * kSpeedBlockElems], const float* y, int blocks, float* x);
 void speed_block_variance(const float* x, const float* y, int blocks, float* variance);
+// speed_estimate takes the covariance from speed_kernels() (simd/kernels.h: the CPU's SIMD level, bit for bit
+// speed_covariance); SpeedChroma and SpeedTemporal likewise run load, antialias and local mean through it.
 void speed_estimate(const SpeedDims& d, const float* img, ptrdiff_t stride, SpeedEstimate* out);
 
 // ---- finishing (host, for the CPU and the GPU) ----
