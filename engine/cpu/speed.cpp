@@ -714,6 +714,24 @@ Status SpeedChroma::init(uint32_t luma_w, uint32_t luma_h, Chroma chroma, unsign
   scaled_.assign(dims_.rescale ? size_t(dims_.scaled_w) * dims_.scaled_h : 0, 0.0f);
   dec_.assign(size_t(dims_.dec_w) * dims_.dec_h, 0.0f);
   tmp_.assign(std::max(size_t(dims_.scaled_w), size_t(dims_.orig_w)) + size_t(dims_.dec_w) * dims_.dec_h, 0.0f);
+  load_rows_.clear();
+  if (!dims_.rescale) {
+    // speed_antialias_dec16 reads rows mirror(16 i - r + k) of the image; the other rows need no load.
+    std::vector<bool> used(size_t(dims_.orig_h), false);
+    const int h = dims_.orig_h, r = filters_.aa_width / 2;
+    for (int i = 0; i < h / 16; i++)
+      for (int k = 0; k < filters_.aa_width; k++) used[size_t(mirror_filter(i * 16 - r + k, h))] = true;
+    for (int y = 0; y < h;) {
+      if (!used[size_t(y)]) {
+        y++;
+        continue;
+      }
+      int e = y;
+      while (e < h && used[size_t(e)]) e++;
+      load_rows_.emplace_back(y, e);
+      y = e;
+    }
+  }
   ready_ = true;
   return Status::ok();
 }
@@ -742,7 +760,16 @@ Status SpeedChroma::estimate_image(const Plane& p, SpeedEstimate* out) {
   if (!ready_) return {Errc::invalid_argument, "speed_chroma: estimate before a successful init"};
   VMAFX_TRY(check_plane(p, "input"));
   const SpeedKernels& k = speed_kernels();
-  k.load(p, load_.data(), dims_.orig_w);
+  if (load_rows_.empty()) {
+    k.load(p, load_.data(), dims_.orig_w);
+  } else {
+    for (const auto& [first, end] : load_rows_) {
+      Plane rows = p;
+      rows.data = p.data + ptrdiff_t(first) * p.stride;
+      rows.h = uint32_t(end - first);
+      k.load(rows, load_.data() + ptrdiff_t(first) * dims_.orig_w, dims_.orig_w);
+    }
+  }
   const float* src = load_.data();
   ptrdiff_t stride = dims_.orig_w;
   if (dims_.rescale) {

@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/plane.h"
@@ -175,6 +176,8 @@ class SpeedChroma {
   SpeedFilters filters_;
   SpeedScaleTables tables_;
   std::vector<float> load_, scaled_, dec_, tmp_;
+  // Without a prescale, the rows the antialias filter reads ([first, end) ranges): only those are loaded.
+  std::vector<std::pair<int, int>> load_rows_;
   SpeedEstimate ref_est_, dis_est_;
 };
 
