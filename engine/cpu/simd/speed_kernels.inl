@@ -100,7 +100,7 @@ void speed_subtract_local_mean_k(const SpeedFilters& f, float* img, ptrdiff_t st
 // ---- covariance ----------------------------------------------------------------------------------------------------------
 
 // The 25 samples of the 5x5 block at each window position are gathered into one row (entry e = row * 5 + column),
-// a row of window positions at a time, so that the 25 sums (means) or the sums of one covariance row run in vector
+// kSpeedChunk positions at a time, so that the 25 sums (means) or the sums of one covariance row run in vector
 // lanes. Padding entries are 0 and their lanes are dropped.
 constexpr int kSpeedDN = N / 2;                                                  // doubles per vector
 constexpr int kSpeedPadF = (kSpeedBlockElems + N - 1) / N * N;                   // floats per position
@@ -173,7 +173,7 @@ void speed_covariance_k(const SpeedDims& d, const float* img, ptrdiff_t stride, 
   for (int e = 0; e < E; e++) means[e] = mf[e];
   for (int e = E; e < kSpeedPadF; e++) mf[e] = 0.0f;
   // Covariance: the deviations double(sample) - double(mean) of each position, then per entry x the sums over
-  // positions of dev[x] * dev[y] (y = 0 .. x in lanes), carried across rows in acc.
+  // positions of dev[x] * dev[y] (y = 0 .. x in lanes), carried from chunk to chunk in acc.
   alignas(64) double acc[E][kSpeedPadD];
   for (auto& a : acc)
     for (double& v : a) v = 0.0;
