@@ -18,9 +18,10 @@ mkdir -p "$dest"
 flags="-std=c++17 -O2 -ffp-contract=off -fno-fast-math -Wall -Wextra -DVMAFX_HAVE_NEON
   -I$src/engine/include -I$src/engine -I$src/tests/support -I$src/tests/checkasm"
 sources="engine/cpu/vif.cpp engine/cpu/motion.cpp engine/cpu/psnr.cpp engine/cpu/ssim.cpp engine/cpu/ms_ssim.cpp engine/cpu/adm.cpp engine/cpu/cambi.cpp
+  engine/cpu/speed.cpp
   engine/cpu/simd/cpu_features.cpp
   engine/cpu/simd/kernels.cpp engine/cpu/simd/neon_impl.cpp engine/core/status.cpp engine/core/picture.cpp
-  tests/support/edge_inputs.cpp tests/checkasm/checkasm.cpp tests/checkasm/cpu_kernels.cpp tests/checkasm/adm_kernels.cpp tests/checkasm/cambi_kernels.cpp
+  tests/support/edge_inputs.cpp tests/checkasm/checkasm.cpp tests/checkasm/cpu_kernels.cpp tests/checkasm/adm_kernels.cpp tests/checkasm/cambi_kernels.cpp tests/checkasm/speed_kernels.cpp
   tests/checkasm/main.cpp"
 objs=""
 for s in $sources; do

@@ -7,6 +7,8 @@
 // float function, and keeps libvmaf's operation order; the build disables FMA contraction.
 #include "cpu/speed.h"
 
+#include "cpu/simd/kernels.h"
+
 #include <math.h>
 
 #include <algorithm>
@@ -623,7 +625,7 @@ void speed_block_variance(const float* x, const float* y, int blocks, float* var
 
 void speed_estimate(const SpeedDims& d, const float* img, ptrdiff_t stride, SpeedEstimate* out) {
   float means[N], cov[N * N];
-  speed_covariance(d, img, stride, means, cov);
+  speed_kernels().covariance(d, img, stride, means, cov);
   speed_eigenvalues(cov, out->eigen);
   std::vector<float> y(size_t(N) * d.blocks), x(size_t(N) * d.blocks, 0.0f);
   speed_independent_term(d, img, stride, y.data());
@@ -712,6 +714,24 @@ Status SpeedChroma::init(uint32_t luma_w, uint32_t luma_h, Chroma chroma, unsign
   scaled_.assign(dims_.rescale ? size_t(dims_.scaled_w) * dims_.scaled_h : 0, 0.0f);
   dec_.assign(size_t(dims_.dec_w) * dims_.dec_h, 0.0f);
   tmp_.assign(std::max(size_t(dims_.scaled_w), size_t(dims_.orig_w)) + size_t(dims_.dec_w) * dims_.dec_h, 0.0f);
+  load_rows_.clear();
+  if (!dims_.rescale) {
+    // speed_antialias_dec16 reads rows mirror(16 i - r + k) of the image; the other rows need no load.
+    std::vector<bool> used(size_t(dims_.orig_h), false);
+    const int h = dims_.orig_h, r = filters_.aa_width / 2;
+    for (int i = 0; i < h / 16; i++)
+      for (int k = 0; k < filters_.aa_width; k++) used[size_t(mirror_filter(i * 16 - r + k, h))] = true;
+    for (int y = 0; y < h;) {
+      if (!used[size_t(y)]) {
+        y++;
+        continue;
+      }
+      int e = y;
+      while (e < h && used[size_t(e)]) e++;
+      load_rows_.emplace_back(y, e);
+      y = e;
+    }
+  }
   ready_ = true;
   return Status::ok();
 }
@@ -739,7 +759,17 @@ Status SpeedChroma::check_plane(const Plane& p, const char* which) const {
 Status SpeedChroma::estimate_image(const Plane& p, SpeedEstimate* out) {
   if (!ready_) return {Errc::invalid_argument, "speed_chroma: estimate before a successful init"};
   VMAFX_TRY(check_plane(p, "input"));
-  speed_load(p, load_.data(), dims_.orig_w);
+  const SpeedKernels& k = speed_kernels();
+  if (load_rows_.empty()) {
+    k.load(p, load_.data(), dims_.orig_w);
+  } else {
+    for (const auto& [first, end] : load_rows_) {
+      Plane rows = p;
+      rows.data = p.data + ptrdiff_t(first) * p.stride;
+      rows.h = uint32_t(end - first);
+      k.load(rows, load_.data() + ptrdiff_t(first) * dims_.orig_w, dims_.orig_w);
+    }
+  }
   const float* src = load_.data();
   ptrdiff_t stride = dims_.orig_w;
   if (dims_.rescale) {
@@ -747,8 +777,8 @@ Status SpeedChroma::estimate_image(const Plane& p, SpeedEstimate* out) {
     src = scaled_.data();
     stride = dims_.scaled_w;
   }
-  speed_antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
-  speed_subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
+  k.antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
+  k.subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
   speed_estimate(dims_, dec_.data(), dims_.dec_w, out);
   return Status::ok();
 }
@@ -835,12 +865,14 @@ Status SpeedTemporal::check_plane(const Plane& p, const char* which) const {
 void SpeedTemporal::difference(const Plane& prev, const Plane& cur, float* out) const {
   const size_t n = size_t(dims_.orig_w) * dims_.orig_h;
   std::vector<float> c(n);
-  speed_load(prev, out, dims_.orig_w);
-  speed_load(cur, c.data(), dims_.orig_w);
+  const SpeedKernels& k = speed_kernels();
+  k.load(prev, out, dims_.orig_w);
+  k.load(cur, c.data(), dims_.orig_w);
   for (size_t i = 0; i < n; i++) out[i] -= c[i];  // libvmaf's subtract_image: previous -= current
 }
 
 void SpeedTemporal::estimate_difference(const float* diff, SpeedEstimate* out) {
+  const SpeedKernels& k = speed_kernels();
   const float* src = diff;
   ptrdiff_t stride = dims_.orig_w;
   if (dims_.rescale) {
@@ -848,8 +880,8 @@ void SpeedTemporal::estimate_difference(const float* diff, SpeedEstimate* out) {
     src = scaled_.data();
     stride = dims_.scaled_w;
   }
-  speed_antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
-  speed_subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
+  k.antialias_dec16(filters_, src, stride, dims_.scaled_w, dims_.scaled_h, dec_.data(), dims_.dec_w, tmp_.data());
+  k.subtract_local_mean(filters_, dec_.data(), dims_.dec_w, dims_.dec_w, dims_.dec_h, tmp_.data());
   speed_estimate(dims_, dec_.data(), dims_.dec_w, out);
 }
 

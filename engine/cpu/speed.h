@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu/plane.h"
@@ -132,6 +133,8 @@ bool speed_regular(const float eigen[kSpeedBlockElems]);
 void speed_independent_term(const SpeedDims& d, const float* img, ptrdiff_t stride, float* y);
 bool speed_solve(const float cov[kSpeedBlockElems * kSpeedBlockElems], const float* y, int blocks, float* x);
 void speed_block_variance(const float* x, const float* y, int blocks, float* variance);
+// speed_estimate takes the covariance from speed_kernels() (simd/kernels.h: the CPU's SIMD level, bit for bit
+// speed_covariance); SpeedChroma and SpeedTemporal likewise run load, antialias and local mean through it.
 void speed_estimate(const SpeedDims& d, const float* img, ptrdiff_t stride, SpeedEstimate* out);
 
 // ---- finishing (host, for the CPU and the GPU) ----
@@ -173,6 +176,8 @@ class SpeedChroma {
   SpeedFilters filters_;
   SpeedScaleTables tables_;
   std::vector<float> load_, scaled_, dec_, tmp_;
+  // Without a prescale, the rows the antialias filter reads ([first, end) ranges): only those are loaded.
+  std::vector<std::pair<int, int>> load_rows_;
   SpeedEstimate ref_est_, dis_est_;
 };
 

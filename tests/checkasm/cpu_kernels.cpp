@@ -704,7 +704,8 @@ int check_cpu_selection() {
     const bool sup = simd_level_supported(l);
     expect((vif_kernels_for(l) != nullptr) == sup && (motion_kernels_for(l) != nullptr) == sup &&
                (psnr_kernels_for(l) != nullptr) == sup && (ssim_kernels_for(l) != nullptr) == sup &&
-               (adm_kernels_for(l) != nullptr) == sup && (cambi_kernels_for(l) != nullptr) == sup,
+               (adm_kernels_for(l) != nullptr) == sup && (cambi_kernels_for(l) != nullptr) == sup &&
+               (speed_kernels_for(l) != nullptr) == sup,
            std::string("tables of ") + simd_level_name(l) + " exist exactly where it is supported");
   }
   set_cpu_mask(saved);

@@ -6,6 +6,7 @@ namespace vmafx::checkasm {
 void register_cpu_kernels(Registry& reg);
 void register_adm_kernels(Registry& reg);
 void register_cambi_kernels(Registry& reg);
+void register_speed_kernels(Registry& reg);
 int check_cpu_selection();
 }
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   vmafx::checkasm::register_cpu_kernels(reg);
   vmafx::checkasm::register_adm_kernels(reg);
   vmafx::checkasm::register_cambi_kernels(reg);
+  vmafx::checkasm::register_speed_kernels(reg);
   const int rc = vmafx::checkasm::run_all(reg, o);
   return selection_failures ? 1 : rc;
 }

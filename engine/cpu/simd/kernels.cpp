@@ -26,6 +26,7 @@ const CambiKernels kScalarCambi = {cambi_preprocess,
                                    static_cast<void (*)(uint8_t*, ptrdiff_t, uint32_t, uint32_t)>(cambi_decimate),
                                    cambi_filter_mode,
                                    cambi_c_values};
+const SpeedKernels kScalarSpeed = {speed_load, speed_antialias_dec16, speed_subtract_local_mean, speed_covariance};
 
 template <class T>
 const T* pick(SimdLevel level, const T* scalar, const T* a2, const T* a512, const T* neon) {
@@ -85,6 +86,11 @@ const CambiKernels* cambi_kernels_for(SimdLevel level) {
                             VMAFX_NEON_TABLE(kCambi));
 }
 
+const SpeedKernels* speed_kernels_for(SimdLevel level) {
+  return pick<SpeedKernels>(level, &kScalarSpeed, VMAFX_AVX2_TABLE(kSpeed), VMAFX_AVX512_TABLE(kSpeed),
+                            VMAFX_NEON_TABLE(kSpeed));
+}
+
 const VifKernels& vif_kernels() {
   const VifKernels* k = vif_kernels_for(simd_level());
   return k ? *k : kScalarVif;
@@ -111,6 +117,11 @@ const SsimKernels& ssim_kernels() {
 const CambiKernels& cambi_kernels() {
   const CambiKernels* k = cambi_kernels_for(simd_level());
   return k ? *k : kScalarCambi;
+}
+
+const SpeedKernels& speed_kernels() {
+  const SpeedKernels* k = speed_kernels_for(simd_level());
+  return k ? *k : kScalarSpeed;
 }
 
 }  // namespace vmafx::cpu

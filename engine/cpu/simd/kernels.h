@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Tables of the CPU features' hot loops, one per instruction set. Every entry has the signature and the exact result
-// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h, cambi.h): the scalar one is the oracle, tests/checkasm
+// of the scalar function it replaces (vif.h, motion.h, psnr.h, ssim.h, adm.h, cambi.h, speed.h): the scalar one is the oracle, tests/checkasm
 // compares them on edge-biased inputs. An implementation may hand inputs it does not vectorise (tiny rows, chroma
 // interleaved with a step of 2, mixed byte widths, 16-bit samples where 32-bit lanes would overflow) to the scalar
 // function; the result is the same either way.
@@ -14,6 +14,7 @@
 #include "cpu/motion.h"
 #include "cpu/plane.h"
 #include "cpu/psnr.h"
+#include "cpu/speed.h"
 #include "cpu/simd/cpu_features.h"
 #include "cpu/ssim.h"
 #include "cpu/vif.h"
@@ -71,6 +72,14 @@ struct CambiKernels {
   decltype(&cambi_c_values) c_values;
 };
 
+// SpEED's stages (speed.h): float and double lanes, one output per lane in the scalar order of operations.
+struct SpeedKernels {
+  decltype(&speed_load) load;
+  decltype(&speed_antialias_dec16) antialias_dec16;
+  decltype(&speed_subtract_local_mean) subtract_local_mean;
+  decltype(&speed_covariance) covariance;
+};
+
 // The table of one level; nullptr when this build or this CPU lacks it. kernels_for(SimdLevel::scalar) is the
 // scalar functions themselves.
 const VifKernels* vif_kernels_for(SimdLevel level);
@@ -79,6 +88,7 @@ const PsnrKernels* psnr_kernels_for(SimdLevel level);
 const SsimKernels* ssim_kernels_for(SimdLevel level);
 const AdmKernels* adm_kernels_for(SimdLevel level);
 const CambiKernels* cambi_kernels_for(SimdLevel level);
+const SpeedKernels* speed_kernels_for(SimdLevel level);
 
 // The table of simd_level() (never nullptr).
 const VifKernels& vif_kernels();
@@ -87,6 +97,7 @@ const PsnrKernels& psnr_kernels();
 const SsimKernels& ssim_kernels();
 const AdmKernels& adm_kernels();
 const CambiKernels& cambi_kernels();
+const SpeedKernels& speed_kernels();
 
 // Per instruction set, defined in the files compiled for it (simd/x86_avx2.cpp, ...); only called when supported.
 namespace avx2 {
@@ -96,6 +107,7 @@ extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
 extern const CambiKernels kCambi;
+extern const SpeedKernels kSpeed;
 }  // namespace avx2
 namespace avx512 {
 extern const VifKernels kVif;
@@ -104,6 +116,7 @@ extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
 extern const CambiKernels kCambi;
+extern const SpeedKernels kSpeed;
 }  // namespace avx512
 namespace neon {
 extern const VifKernels kVif;
@@ -112,6 +125,7 @@ extern const PsnrKernels kPsnr;
 extern const SsimKernels kSsim;
 extern const AdmKernels kAdm;
 extern const CambiKernels kCambi;
+extern const SpeedKernels kSpeed;
 }  // namespace neon
 
 }  // namespace vmafx::cpu

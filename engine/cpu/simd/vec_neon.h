@@ -135,6 +135,7 @@ struct Isa {
   static F loadf(const float* p) { return vld1q_f32(p); }
   static void storef(float* p, F v) { vst1q_f32(p, v); }
   static void stored(double* p, D v) { vst1q_f64(p, v); }
+  static D loadd(const double* p) { return vld1q_f64(p); }
   static F set1f(float v) { return vdupq_n_f32(v); }
   static F addf(F a, F b) { return vaddq_f32(a, b); }
   static F subf(F a, F b) { return vsubq_f32(a, b); }

@@ -121,6 +121,7 @@ struct Isa {
   static F loadf(const float* p) { return _mm512_loadu_ps(p); }
   static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
   static void stored(double* p, D v) { _mm512_storeu_pd(p, v); }
+  static D loadd(const double* p) { return _mm512_loadu_pd(p); }
   static F set1f(float v) { return _mm512_set1_ps(v); }
   static F addf(F a, F b) { return _mm512_add_ps(a, b); }
   static F subf(F a, F b) { return _mm512_sub_ps(a, b); }
@@ -315,6 +316,7 @@ struct Isa {
   static F loadf(const float* p) { return _mm256_loadu_ps(p); }
   static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
   static void stored(double* p, D v) { _mm256_storeu_pd(p, v); }
+  static D loadd(const double* p) { return _mm256_loadu_pd(p); }
   static F set1f(float v) { return _mm256_set1_ps(v); }
   static F addf(F a, F b) { return _mm256_add_ps(a, b); }
   static F subf(F a, F b) { return _mm256_sub_ps(a, b); }

@@ -14,6 +14,7 @@ namespace {
 #include "cpu/simd/ssim_kernels.inl"
 #include "cpu/simd/adm_kernels.inl"
 #include "cpu/simd/cambi_kernels.inl"
+#include "cpu/simd/speed_kernels.inl"
 }  // namespace
 
 extern const VifKernels kVif = {vertical_row, horizontal_row, accumulate, decimate, load_plane};
@@ -24,5 +25,6 @@ extern const AdmKernels kAdm = {adm_dwt_row0,  adm_dwt_row1, adm_dwt_row23, adm_
                                 adm_den123,    adm_csf0,     adm_csf123,    adm_cm0,       adm_cm123};
 extern const CambiKernels kCambi = {cambi_preprocess_simd,      cambi_spatial_mask_simd, cambi_decimate_image_simd,
                                     cambi_decimate_mask_simd,   cambi_filter_mode_simd,  cambi_c_values_simd};
+extern const SpeedKernels kSpeed = {speed_load_k, speed_antialias_dec16_k, speed_subtract_local_mean_k, speed_covariance_k};
 
 }  // namespace vmafx::cpu::VMAFX_SIMD_NS
