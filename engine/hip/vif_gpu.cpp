@@ -19,9 +19,18 @@ constexpr size_t kSlotBytes = kSumsPerSlot * sizeof(uint64_t);
 
 }  // namespace
 
+bool vif_fast_float64(const std::string& arch) {
+  const std::string base = arch.substr(0, arch.find(':'));  // "gfx90a:sramecc+:xnack-"
+  static const char* const kFast[] = {"sm_60", "sm_70", "sm_80", "sm_90", "sm_90a", "sm_100", "sm_100a",
+                                      "gfx908", "gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"};
+  for (const char* a : kFast)
+    if (base == a) return true;
+  return false;
+}
+
 Status VifGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, unsigned bpc,
                       const cpu::VifOptions& options, unsigned slots, std::unique_ptr<VifGpu>* out,
-                      const ModuleOptions& module_options) {
+                      const ModuleOptions& module_options, VifMoments moments) {
   if (!out) return {Errc::invalid_argument, "vif (gpu): no output"};
   out->reset();
   if (!device) return {Errc::invalid_argument, "vif (gpu): no device"};
@@ -41,10 +50,15 @@ Status VifGpu::create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, un
   v->bpc_ = bpc;
   v->enhn_gain_limit_ = options.enhn_gain_limit;
   v->slots_ = slots;
+  if (moments == VifMoments::automatic)
+    moments = vif_fast_float64(device->info().arch) ? VifMoments::float64 : VifMoments::integer;
+  v->moments_ = moments;
   VMAFX_TRY(Module::load(device, "vif", &v->module_, module_options));
-  const char* names[cpu::kVifScales] = {bpc == 8 ? "vif_scale0_kernel" : "vif_scale0_hbd_kernel",
-                                        "vif_scale1_kernel", "vif_scale2_kernel", "vif_scale3_kernel"};
-  for (unsigned s = 0; s < cpu::kVifScales; ++s) VMAFX_TRY(v->module_.function(names[s], &v->kernels_[s]));
+  const std::string suffix = moments == VifMoments::float64 ? "_f64_kernel" : "_kernel";
+  const std::string names[cpu::kVifScales] = {bpc == 8 ? "vif_scale0" : "vif_scale0_hbd", "vif_scale1", "vif_scale2",
+                                              "vif_scale3"};
+  for (unsigned s = 0; s < cpu::kVifScales; ++s)
+    VMAFX_TRY(v->module_.function((names[s] + suffix).c_str(), &v->kernels_[s]));
 
   // libvmaf's log2 table, read by every kernel.
   const size_t table_bytes = 65536 * sizeof(uint16_t);

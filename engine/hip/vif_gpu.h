@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "cpu/vif.h"
 #include "hip/device.h"
@@ -32,6 +33,15 @@ struct VifDebugOutputs {
   unsigned scales = cpu::kVifScales;
 };
 
+// How the kernels sum the horizontal pass's three moments: as 64-bit integers, or as float64 fused multiply-adds
+// (exact: every product and partial sum is an integer below 2^53), which is faster where float64 runs at half
+// the float32 rate (NVIDIA sm_60/70/80/90/100, AMD CDNA); `automatic` picks by the device's architecture. The sums
+// are the same either way.
+enum class VifMoments { automatic, integer, float64 };
+
+// Whether `arch` (DeviceInfo::arch) runs float64 at half the float32 rate.
+bool vif_fast_float64(const std::string& arch);
+
 class VifGpu : public GpuFeature {
  public:
   static constexpr unsigned kThreads = 256;  // block size of the kernels (VIF_THREADS)
@@ -42,7 +52,7 @@ class VifGpu : public GpuFeature {
   // accumulators and pinned read-back memory. w, h: luma size (at least cpu::kVifMinSize); bpc 8..16.
   static Status create(std::shared_ptr<Device> device, uint32_t w, uint32_t h, unsigned bpc,
                        const cpu::VifOptions& options, unsigned slots, std::unique_ptr<VifGpu>* out,
-                       const ModuleOptions& module_options = {});
+                       const ModuleOptions& module_options = {}, VifMoments moments = VifMoments::automatic);
 
   const char* name() const override { return "vif"; }
   size_t output_count() const override { return cpu::kVifScales; }
@@ -64,6 +74,7 @@ class VifGpu : public GpuFeature {
   // The device image of scale 1..3 written by the previous scale's kernel (uint16 samples).
   DevicePlane image(unsigned scale, bool distorted) const;
   const Module& module() const { return module_; }
+  VifMoments moments() const { return moments_; }  // integer or float64: what create() chose
 
  private:
   VifGpu() = default;
@@ -77,6 +88,7 @@ class VifGpu : public GpuFeature {
   unsigned bpc_ = 8;
   double enhn_gain_limit_ = cpu::kVifDefaultEnhnGainLimit;
   unsigned slots_ = 0;
+  VifMoments moments_ = VifMoments::integer;
   DeviceBuffer log2_table_;
   DeviceBuffer images_;                   // scales 1..3, ref then dist of each
   size_t image_offset_[cpu::kVifScales] = {};  // byte offset of each scale's ref image; dist follows

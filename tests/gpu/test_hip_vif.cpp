@@ -262,9 +262,12 @@ struct Case {
   Pattern pattern;
   double egl = cpu::kVifDefaultEnhnGainLimit;
   bool stages = true;  // filtered planes and block sums too (memory: 20 bytes per pixel)
+  VifMoments moments = VifMoments::automatic;
   std::string name() const {
     return std::string(format.name) + " " + std::to_string(w) + "x" + std::to_string(h) + " " +
-           kPatternNames[pattern] + " seed " + std::to_string(seed) + " egl " + std::to_string(egl);
+           kPatternNames[pattern] + " seed " + std::to_string(seed) + " egl " + std::to_string(egl) +
+           (moments == VifMoments::float64 ? " float64 moments" : moments == VifMoments::integer ? " integer moments"
+                                                                                                 : "");
   }
 };
 
@@ -281,7 +284,7 @@ std::string run_case(const std::shared_ptr<Device>& dev, const Case& c, const Mo
   cpu::VifOptions opts;
   opts.enhn_gain_limit = c.egl;
   std::unique_ptr<VifGpu> vif;
-  s = VifGpu::create(dev, c.w, c.h, c.format.bpc, opts, 2, &vif, mo);
+  s = VifGpu::create(dev, c.w, c.h, c.format.bpc, opts, 2, &vif, mo, c.moments);
   if (!s) return "create: " + s.to_string();
   GpuPlane gr, gd;
   if (!(s = upload(dev, hr, c.format, &gr))) return "upload: " + s.to_string();
@@ -389,25 +392,34 @@ TEST(HipVif, MatchesCpuStageByStageOnSeededPlanes) {
   {
     std::unique_ptr<VifGpu> probe;
     ASSERT_OK(VifGpu::create(dev, 64, 64, 8, {}, 1, &probe));
-    std::printf("vif kernels from %s on %s\n", probe->module().origin().c_str(), dev->info().name.c_str());
+    std::printf("vif kernels from %s on %s (%s), %s moments by default\n", probe->module().origin().c_str(),
+                dev->info().name.c_str(), dev->info().arch.c_str(),
+                probe->moments() == VifMoments::float64 ? "float64" : "integer");
   }
+  // Both forms of the horizontal moments on every case (the default is one of them).
+  const VifMoments kBoth[] = {VifMoments::integer, VifMoments::float64};
   const Size sizes[] = {{16, 16}, {17, 23}, {65, 33}, {333, 197}, {1919, 1079}, {1920, 1080}};
   uint32_t seed = 20261201;
   int runs = 0;
   for (const Format& f : kFormats) {
     for (const Size& sz : sizes) {
-      Case c{seed, f, sz.w, sz.h, Pattern(seed % kPatternCount)};
-      if (seed % 5 == 2) c.egl = 1.0;
-      const std::string e = run_case(dev, c);
-      ASSERT_EQ(e, "");
+      for (VifMoments m : kBoth) {
+        Case c{seed, f, sz.w, sz.h, Pattern(seed % kPatternCount)};
+        if (seed % 5 == 2) c.egl = 1.0;
+        c.moments = m;
+        const std::string e = run_case(dev, c);
+        ASSERT_EQ(e, "");
+        ++runs;
+      }
       ++seed;
-      ++runs;
     }
   }
   // Every pattern at a small odd size for each depth.
   for (const Format& f : kFormats) {
     for (int p = 0; p < kPatternCount; ++p) {
-      const std::string e = run_case(dev, {seed++, f, 97, 61, Pattern(p)});
+      Case c{seed++, f, 97, 61, Pattern(p)};
+      c.moments = kBoth[p % 2];
+      const std::string e = run_case(dev, c);
       ASSERT_EQ(e, "");
       ++runs;
     }
@@ -416,17 +428,28 @@ TEST(HipVif, MatchesCpuStageByStageOnSeededPlanes) {
               "at every scale\n", runs);
 }
 
+// The float64 moments are the default only where float64 runs at half the float32 rate (no GPU needed).
+TEST(HipVif, Float64MomentsOnlyWhereFloat64IsFullRate) {
+  for (const char* a : {"sm_60", "sm_70", "sm_80", "sm_90", "sm_100", "gfx90a:sramecc+:xnack-", "gfx942", "gfx908"})
+    EXPECT_TRUE(vif_fast_float64(a)) << a;
+  for (const char* a : {"sm_61", "sm_75", "sm_86", "sm_89", "sm_120", "gfx1030", "gfx1100", "gfx906", "", "sm_9"})
+    EXPECT_FALSE(vif_fast_float64(a)) << a;
+}
+
 TEST(HipVif, MatchesCpuAt4K) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   uint32_t seed = 4000;
   int runs = 0;
   for (const Format& f : {kFormats[0], kFormats[1], kFormats[3], kFormats[4]}) {
-    Case c{seed, f, 3840, 2160, (seed % 2) ? kMixed : kCorrelated};
-    c.stages = false;  // sums, images and scores
-    const std::string e = run_case(dev, c);
-    ASSERT_EQ(e, "");
+    for (VifMoments m : {VifMoments::integer, VifMoments::float64}) {
+      Case c{seed, f, 3840, 2160, (seed % 2) ? kMixed : kCorrelated};
+      c.stages = false;  // sums, images and scores
+      c.moments = m;
+      const std::string e = run_case(dev, c);
+      ASSERT_EQ(e, "");
+      ++runs;
+    }
     ++seed;
-    ++runs;
   }
   std::printf("%d 4K plane pairs: scale sums, decimated images and scores equal to the CPU\n", runs);
 }

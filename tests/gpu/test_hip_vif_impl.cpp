@@ -410,15 +410,35 @@ std::string check_run(std::mt19937_64& rng, int draws) {
       dd[i] = vx_u32(rng());
       rd[i] = extreme ? 0u : vx_u32(rng());
     }
-    VifFiltered run[VIF_RUN];
+    VifFiltered run[VIF_RUN], run_f64[VIF_RUN];
     vif_horizontal_run<kScale>(mu1, mu2, rr, dd, rd, run);
+    vif_horizontal_run<kScale, true>(mu1, mu2, rr, dd, rd, run_f64);
     for (int o = 0; o < VIF_RUN; ++o) {
       const VifFiltered p = vif_horizontal_point<kScale>(mu1 + o, mu2 + o, rr + o, dd + o, rd + o);
-      if (p.mu1 != run[o].mu1 || p.mu2 != run[o].mu2 || p.xx != run[o].xx || p.yy != run[o].yy || p.xy != run[o].xy)
-        return "scale " + std::to_string(kScale) + " draw " + std::to_string(d) + " output " + std::to_string(o);
+      for (const VifFiltered& q : {run[o], run_f64[o]})
+        if (p.mu1 != q.mu1 || p.mu2 != q.mu2 || p.xx != q.xx || p.yy != q.yy || p.xy != q.xy)
+          return "scale " + std::to_string(kScale) + " draw " + std::to_string(d) + " output " + std::to_string(o) +
+                 (&q == &run[o] ? "" : " (float64 moments)");
     }
   }
   return "";
+}
+
+// The float64 moments at their largest: every vertical moment 2^32 - 1 sums to 65536 * (2^32 - 1) < 2^48, far
+// below 2^53; the integer and float64 runs give the same words.
+TEST(HipVifImpl, Float64MomentsAreExactAtTheRangesEnd) {
+  alignas(16) vx_u32 top[4 * VifShape<0>::kChunks];
+  alignas(16) vx_u16 mu[4 * VifShape<0>::kChunks];
+  for (auto& v : top) v = 0xffffffffu;
+  for (auto& v : mu) v = 0xffff;
+  VifFiltered a[VIF_RUN], b[VIF_RUN];
+  vif_horizontal_run<0>(mu, mu, top, top, top, a);
+  vif_horizontal_run<0, true>(mu, mu, top, top, top, b);
+  for (int o = 0; o < VIF_RUN; ++o) {
+    EXPECT_EQ(a[o].xx, b[o].xx);
+    EXPECT_EQ(a[o].xx, 0xffffffffu);  // (65536 * (2^32 - 1) + 32768) >> 16 = 2^32 - 1
+    EXPECT_EQ(a[o].xy, b[o].xy);
+  }
 }
 
 TEST(HipVifImpl, HorizontalRunEqualsSinglePixelPasses) {
@@ -488,8 +508,10 @@ cpu::Plane cpu_plane(const Stored& s, uint32_t w, uint32_t h, unsigned bpc) {
 
 // One launch of scale kScale, block by block and, inside a block, stage by stage and item by item as the kernel
 // runs them (the threads of a block run a stage's items in any order; the stages are separated by barriers).
-template <unsigned kScale, bool kWide>
-VifSums run_scale(const VifScaleArgs& a) {
+// kF64: the float64 moments; the loads take the vector form where the kernel does (vif_tile_vector_load).
+template <unsigned kScale, bool kWide, bool kF64>
+VifSums run_scale(const VifScaleArgs& a, int* vector_tiles) {
+  constexpr unsigned kBytes = (kScale == 0 && !kWide) ? 1 : 2;  // as kernels/vif.hip
   auto tile = std::make_unique<VifTile<kScale>>();
   VifSums total{0, 0, 0, 0};
   const uint32_t gx = (a.w + VIF_TILE_W - 1) / VIF_TILE_W, gy = (a.h + VIF_TILE_H - 1) / VIF_TILE_H;
@@ -499,11 +521,18 @@ VifSums run_scale(const VifScaleArgs& a) {
       std::memset(tile.get(), 0xA5, sizeof(VifTile<kScale>));
       const int x0 = int(bx) * VIF_TILE_W, y0 = int(by) * VIF_TILE_H;
       // Items in reverse order: nothing may depend on the order within a stage.
-      for (int i = vif_load_items<kScale>() - 1; i >= 0; --i) vif_tile_load<kScale>(*tile, a, x0, y0, i);
+      if (vif_tile_vector_load<kScale, kBytes>(a, x0, y0)) {
+        ++*vector_tiles;
+        for (int i = vif_vector_load_items<kScale>() - 1; i >= 0; --i)
+          vif_tile_load_vector<kScale, kBytes>(*tile, a, x0, y0, i);
+      } else {
+        for (int i = vif_load_items<kScale>() - 1; i >= 0; --i) vif_tile_load<kScale>(*tile, a, x0, y0, i);
+      }
       for (int i = vif_vertical_items<kScale>() - 1; i >= 0; --i) vif_tile_vertical<kScale, kWide>(*tile, a, i);
       for (int i = vif_dec_vertical_items<kScale>() - 1; i >= 0; --i) vif_tile_decimate_vertical<kScale>(*tile, a, i);
       VifSums s{0, 0, 0, 0};
-      for (int i = vif_output_items<kScale>() - 1; i >= 0; --i) vif_tile_output<kScale>(*tile, a, x0, y0, i, &s);
+      for (int i = vif_output_items<kScale>() - 1; i >= 0; --i)
+        vif_tile_output<kScale, kF64>(*tile, a, x0, y0, i, &s);
       for (int i = vif_dec_output_items<kScale>() - 1; i >= 0; --i) vif_tile_decimate_output<kScale>(*tile, a, x0, y0, i);
       if (a.block_sums) {
         const size_t b = 4 * (size_t(by) * gx + bx);
@@ -521,14 +550,21 @@ VifSums run_scale(const VifScaleArgs& a) {
   return total;
 }
 
-VifSums run_scale_at(unsigned s, bool wide, const VifScaleArgs& a) {
+template <bool kF64>
+VifSums run_scale_as(unsigned s, bool wide, const VifScaleArgs& a, int* vector_tiles) {
   switch (s) {
-    case 0: return wide ? run_scale<0, true>(a) : run_scale<0, false>(a);
-    case 1: return run_scale<1, true>(a);
-    case 2: return run_scale<2, true>(a);
-    default: return run_scale<3, true>(a);
+    case 0: return wide ? run_scale<0, true, kF64>(a, vector_tiles) : run_scale<0, false, kF64>(a, vector_tiles);
+    case 1: return run_scale<1, true, kF64>(a, vector_tiles);
+    case 2: return run_scale<2, true, kF64>(a, vector_tiles);
+    default: return run_scale<3, true, kF64>(a, vector_tiles);
   }
 }
+
+VifSums run_scale_at(unsigned s, bool wide, bool f64, const VifScaleArgs& a, int* vector_tiles) {
+  return f64 ? run_scale_as<true>(s, wide, a, vector_tiles) : run_scale_as<false>(s, wide, a, vector_tiles);
+}
+
+int g_vector_tiles[kScales] = {};  // per scale, tiles the emulation loaded in the vector form
 
 struct StoreFormat {
   const char* name;
@@ -538,11 +574,13 @@ struct StoreFormat {
 
 // The whole feature through the emulated kernels against cpu::Vif and the CPU's stages. Returns "" or the first
 // mismatch.
+// `pad`: bytes after each stored row (-1: a few, varying with the seed).
 std::string check_tiles(const Image& im, unsigned bpc, const StoreFormat& fmt, Pattern pattern, uint32_t seed,
-                        double gain_limit) {
+                        double gain_limit, int pad = -1) {
   const uint32_t w = im.w, h = im.h;
-  const Stored sr = store(im.ref, w, h, fmt.word, fmt.shift, fmt.step, 3 + seed % 5, fmt.offset, seed * 7 + 1);
-  const Stored sd = store(im.dist, w, h, fmt.word, fmt.shift, fmt.step, 1 + seed % 3, fmt.offset, seed * 7 + 2);
+  const size_t rpad = pad < 0 ? 3 + seed % 5 : size_t(pad), dpad = pad < 0 ? 1 + seed % 3 : size_t(pad);
+  const Stored sr = store(im.ref, w, h, fmt.word, fmt.shift, fmt.step, rpad, fmt.offset, seed * 7 + 1);
+  const Stored sd = store(im.dist, w, h, fmt.word, fmt.shift, fmt.step, dpad, fmt.offset, seed * 7 + 2);
 
   // CPU: the feature's sums, and every scale's image and filtered planes from the stage functions.
   cpu::Vif vif;
@@ -573,7 +611,9 @@ std::string check_tiles(const Image& im, unsigned bpc, const StoreFormat& fmt, P
     }
     a.log2_table = log2;
     std::vector<uint16_t> next_ref, next_dist;
-    const size_t next_pitch = (ws / 2) + 5;
+    // Next-scale rows of an odd length (the vector loads refused) or, for even seeds, of a multiple of 64 samples
+    // as on the device.
+    const size_t next_pitch = seed % 2 ? (ws / 2) + 5 : (ws / 2 + 63) / 64 * 64;
     if (s + 1 < kScales) {
       next_ref.assign(next_pitch * (hs / 2), 0xBEEF);
       next_dist.assign(next_pitch * (hs / 2), 0xBEEF);
@@ -594,7 +634,7 @@ std::string check_tiles(const Image& im, unsigned bpc, const StoreFormat& fmt, P
     a.sq_shift = r.sq_shift;
     a.w = ws;
     a.h = hs;
-    const VifSums got = run_scale_at(s, s > 0 || bpc > 8, a);
+    const VifSums got = run_scale_at(s, s > 0 || bpc > 8, seed % 3 == 0, a, &g_vector_tiles[s]);
 
     // Filtered planes against vif_filter_plane.
     std::vector<uint32_t> cf(5 * size_t(ws) * hs), scratch(5 * size_t(ws));
@@ -692,6 +732,27 @@ TEST(HipVifImpl, EmulatedTilesMatchCpuReferenceAtEveryScale) {
   }
   std::printf("%d image pairs through the emulated tiles: filtered planes, next-scale images and the four sums of "
               "every scale equal to the CPU\n", runs);
+}
+
+// Planes with aligned rows, large enough for tiles whose halo lies inside the picture at every scale: those tiles
+// take the vector loads (2 or 4 samples per load) and give the CPU's results, with integer and float64 moments.
+TEST(HipVifImpl, EmulatedVectorLoadsMatchCpuReference) {
+  const StoreFormat formats[] = {{"8-bit bytes", 1, 0, 1, 0}, {"16-bit words", 2, 0, 1, 0},
+                                 {"P010-like (shift 6, noise below)", 2, 6, 1, 0}};
+  uint32_t seed = 9000;  // even seeds: next-scale rows of 64-sample multiples
+  for (const StoreFormat& f : formats) {
+    for (bool f64 : {false, true}) {
+      const unsigned bpc = f.word == 1 ? 8 : f.shift ? 10 : 12;
+      const int before[kScales] = {g_vector_tiles[0], g_vector_tiles[1], g_vector_tiles[2], g_vector_tiles[3]};
+      // seed % 3 == 0 selects the float64 moments in check_tiles
+      while (seed % 2 != 0 || (seed % 3 == 0) != f64) ++seed;
+      const Image im = make_image(1040, 272, bpc, Pattern(seed % kPatternCount), seed);
+      ASSERT_EQ(check_tiles(im, bpc, f, Pattern(seed % kPatternCount), seed, 100.0, 0), "") << f.name;
+      for (unsigned sc = 0; sc < kScales; ++sc)
+        EXPECT_GT(g_vector_tiles[sc], before[sc]) << f.name << ": no vector-loaded tile at scale " << sc;
+      ++seed;
+    }
+  }
 }
 
 TEST(HipVifImpl, EmulatedTilesReadEveryStoredFormat) {

@@ -19,15 +19,23 @@ union VifShared {
   vx_u64 sums[4][VIF_THREADS];
 };
 
-template <unsigned kScale, bool kWide>
+// kWide: 64-bit vertical moments (samples above 8 bits or scale > 0); the samples of scale 0 are then 16-bit words,
+// of the 8-bit kernel bytes, and the images of scales 1..3 16-bit words. kF64: the horizontal moments in float64.
+template <unsigned kScale, bool kWide, bool kF64>
 __device__ inline void vif_scale_block(const VifScaleArgs& a) {
+  constexpr unsigned kBytes = (kScale == 0 && !kWide) ? 1 : 2;
   __shared__ VifShared<kScale> sm;
   VifTile<kScale>& t = sm.tile;
   const int tid = (int)threadIdx.x;
   const int x0 = (int)blockIdx.x * VIF_TILE_W;
   const int y0 = (int)blockIdx.y * VIF_TILE_H;
 
-  for (int i = tid; i < vif_load_items<kScale>(); i += VIF_THREADS) vif_tile_load<kScale>(t, a, x0, y0, i);
+  if (vif_tile_vector_load<kScale, kBytes>(a, x0, y0)) {
+    for (int i = tid; i < vif_vector_load_items<kScale>(); i += VIF_THREADS)
+      vif_tile_load_vector<kScale, kBytes>(t, a, x0, y0, i);
+  } else {
+    for (int i = tid; i < vif_load_items<kScale>(); i += VIF_THREADS) vif_tile_load<kScale>(t, a, x0, y0, i);
+  }
   __syncthreads();
   for (int i = tid; i < vif_vertical_items<kScale>(); i += VIF_THREADS) vif_tile_vertical<kScale, kWide>(t, a, i);
   for (int i = tid; i < vif_dec_vertical_items<kScale>(); i += VIF_THREADS)
@@ -39,7 +47,7 @@ __device__ inline void vif_scale_block(const VifScaleArgs& a) {
   s.den_log = 0;
   s.num_non_log = 0;
   s.den_non_log = 0;
-  for (int i = tid; i < vif_output_items<kScale>(); i += VIF_THREADS) vif_tile_output<kScale>(t, a, x0, y0, i, &s);
+  for (int i = tid; i < vif_output_items<kScale>(); i += VIF_THREADS) vif_tile_output<kScale, kF64>(t, a, x0, y0, i, &s);
   for (int i = tid; i < vif_dec_output_items<kScale>(); i += VIF_THREADS)
     vif_tile_decimate_output<kScale>(t, a, x0, y0, i);
   __syncthreads();
@@ -66,16 +74,28 @@ __device__ inline void vif_scale_block(const VifScaleArgs& a) {
   }
 }
 
-VMAFX_KERNEL vif_scale_kernel_fn vif_scale0_kernel;
-VMAFX_KERNEL vif_scale_kernel_fn vif_scale0_hbd_kernel;
-VMAFX_KERNEL vif_scale_kernel_fn vif_scale1_kernel;
-VMAFX_KERNEL vif_scale_kernel_fn vif_scale2_kernel;
-VMAFX_KERNEL vif_scale_kernel_fn vif_scale3_kernel;
+// Integer moments (every GPU), and float64 moments (GPUs with full-rate float64: vif_gpu.cpp chooses).
+#define VIF_KERNELS(suffix, f64)                                                                           \
+  VMAFX_KERNEL vif_scale_kernel_fn vif_scale0##suffix##_kernel;                                            \
+  VMAFX_KERNEL vif_scale_kernel_fn vif_scale0_hbd##suffix##_kernel;                                        \
+  VMAFX_KERNEL vif_scale_kernel_fn vif_scale1##suffix##_kernel;                                            \
+  VMAFX_KERNEL vif_scale_kernel_fn vif_scale2##suffix##_kernel;                                            \
+  VMAFX_KERNEL vif_scale_kernel_fn vif_scale3##suffix##_kernel;                                            \
+  VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale0##suffix##_kernel(VifScaleArgs a) {                        \
+    vif_scale_block<0, false, f64>(a);                                                                     \
+  }                                                                                                        \
+  VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale0_hbd##suffix##_kernel(VifScaleArgs a) {                    \
+    vif_scale_block<0, true, f64>(a);                                                                      \
+  }                                                                                                        \
+  VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale1##suffix##_kernel(VifScaleArgs a) {                        \
+    vif_scale_block<1, true, f64>(a);                                                                      \
+  }                                                                                                        \
+  VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale2##suffix##_kernel(VifScaleArgs a) {                        \
+    vif_scale_block<2, true, f64>(a);                                                                      \
+  }                                                                                                        \
+  VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale3##suffix##_kernel(VifScaleArgs a) {                        \
+    vif_scale_block<3, true, f64>(a);                                                                      \
+  }
 
-VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale0_kernel(VifScaleArgs a) { vif_scale_block<0, false>(a); }
-VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale0_hbd_kernel(VifScaleArgs a) {
-  vif_scale_block<0, true>(a);
-}
-VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale1_kernel(VifScaleArgs a) { vif_scale_block<1, true>(a); }
-VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale2_kernel(VifScaleArgs a) { vif_scale_block<2, true>(a); }
-VMAFX_KERNEL VIF_LAUNCH_BOUNDS void vif_scale3_kernel(VifScaleArgs a) { vif_scale_block<3, true>(a); }
+VIF_KERNELS(, false)
+VIF_KERNELS(_f64, true)

@@ -6,13 +6,16 @@
 // One kernel launch per scale; one block per tile of kVifTileW x kVifTileH output pixels. A block
 //   1. loads the tile's reference and distorted samples with a halo of the filter's half width into shared memory,
 //      mirroring rows and columns at the picture's edges (index -k reads k, n-1+k reads n-1-k), so every later
-//      stage reads the tile without edge cases;
+//      stage reads the tile without edge cases; a tile whose halo lies inside the picture, on planes whose rows
+//      are aligned, reads 2 or 4 samples per load instead, with no mirroring;
 //   2. runs the vertical filter over every column of the tile (halo columns included): mu1, mu2 and the moments
 //      rr, dd, rd;                                      (scale < 3: also the vertical pass of the decimation filter
 //                                                        of scale + 1 on the tile's even rows)
 //   3. runs the horizontal filter for runs of kVifRun adjacent output pixels (one window of the vertical results
 //      read with wide loads serves the whole run) and adds the statistic of each pixel inside the picture to the
-//      thread's four integer sums;                      (scale < 3: the horizontal decimation pass at even columns,
+//      thread's four integer sums; the three moments are summed as 64-bit integers or, on GPUs with full-rate
+//      float64, as float64 fused multiply-adds (every product and partial sum is an integer below 2^53, so both
+//      give the same integer);                      (scale < 3: the horizontal decimation pass at even columns,
 //                                                        written to the next scale's image)
 //   4. sums the threads' integers through shared memory and adds them to the scale's four 64-bit accumulators.
 // The stages are VX_HD functions of one work item each, so a host test can run a tile item by item exactly as a
@@ -336,13 +339,38 @@ VX_HD void vif_load4(const vx_u16* p, vx_u32* out) {
 // Horizontal pass of kScale at VIF_RUN adjacent pixels: out[o] is vif_horizontal_point at the arrays + o. The arrays
 // are read in VifShape<kScale>::kChunks groups of 4 from an address aligned for vif_load4 (the values past the
 // last tap of the last pixel are read and not used).
-template <unsigned kScale>
+// kF64: the moments summed as float64 (vif_exact_fma) instead of 64-bit integers: f < 2^16 and the vertical
+// moments < 2^32, so each product is below 2^48 and the sum of at most 17 below 2^53: exact either way.
+template <bool kF64>
+struct VifMomentSum {
+  typedef vx_u64 type;
+};
+template <>
+struct VifMomentSum<true> {
+  typedef double type;
+};
+
+// a * b + c for integer-valued doubles whose exact result is below 2^53 (no rounding happens, fused or not).
+VX_HD double vif_exact_fma(double a, double b, double c) {
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(a, b, c);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return __builtin_fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+VX_HD vx_u64 vif_moment_add(vx_u64 acc, vx_u32 f, vx_u32 v) { return acc + (vx_u64)f * v; }
+VX_HD double vif_moment_add(double acc, vx_u32 f, vx_u32 v) { return vif_exact_fma((double)f, (double)v, acc); }
+
+template <unsigned kScale, bool kF64 = false>
 VX_HD void vif_horizontal_run(const vx_u16* mu1, const vx_u16* mu2, const vx_u32* rr, const vx_u32* dd,
                               const vx_u32* rd, VifFiltered* out) {
+  typedef typename VifMomentSum<kF64>::type Moment;
   const int fw = VifShape<kScale>::kWidth;
   const int chunks = VifShape<kScale>::kChunks;
   vx_u32 m1[VIF_RUN], m2[VIF_RUN];
-  vx_u64 xx[VIF_RUN], yy[VIF_RUN], xy[VIF_RUN];
+  Moment xx[VIF_RUN], yy[VIF_RUN], xy[VIF_RUN];
   VIF_UNROLL
   for (int o = 0; o < VIF_RUN; ++o) {
     m1[o] = m2[o] = 0;
@@ -366,9 +394,9 @@ VX_HD void vif_horizontal_run(const vx_u16* mu1, const vx_u16* mu2, const vx_u32
           const vx_u32 f = vif_tap(kScale, k);
           m1[o] += f * a[i];
           m2[o] += f * b[i];
-          xx[o] += (vx_u64)f * c[i];
-          yy[o] += (vx_u64)f * d[i];
-          xy[o] += (vx_u64)f * e[i];
+          xx[o] = vif_moment_add(xx[o], f, c[i]);
+          yy[o] = vif_moment_add(yy[o], f, d[i]);
+          xy[o] = vif_moment_add(xy[o], f, e[i]);
         }
       }
     }
@@ -377,9 +405,9 @@ VX_HD void vif_horizontal_run(const vx_u16* mu1, const vx_u16* mu2, const vx_u32
   for (int o = 0; o < VIF_RUN; ++o) {
     out[o].mu1 = m1[o];
     out[o].mu2 = m2[o];
-    out[o].xx = (vx_u32)((xx[o] + 32768) >> 16);
-    out[o].yy = (vx_u32)((yy[o] + 32768) >> 16);
-    out[o].xy = (vx_u32)((xy[o] + 32768) >> 16);
+    out[o].xx = (vx_u32)(((vx_u64)xx[o] + 32768) >> 16);
+    out[o].yy = (vx_u32)(((vx_u64)yy[o] + 32768) >> 16);
+    out[o].xy = (vx_u32)(((vx_u64)xy[o] + 32768) >> 16);
   }
 }
 
@@ -467,6 +495,90 @@ VX_HD void vif_tile_load(VifTile<kScale>& t, const VifScaleArgs& a, int x0, int 
   t.dist[r][c] = (vx_u16)vif_read_sample(a.dist, x, y);
 }
 
+// Stage 1 away from the picture's edges: samples kVector at a time. The tile's first loaded column, x0 - kHalf, is
+// a multiple of kVector (x0 is a multiple of 64), and so is a row of the tile (kInW).
+template <unsigned kScale>
+struct VifVector {
+  static constexpr int kHalf = VifShape<kScale>::kHalf;
+  static constexpr int kSamples = kHalf % 4 == 0 ? 4 : kHalf % 2 == 0 ? 2 : 1;
+};
+
+// A plane the vector loads can read: kBytes per sample, consecutive samples, rows and the first sample aligned to
+// a vector.
+template <unsigned kScale, unsigned kBytes>
+VX_HD bool vif_plane_vector_ok(const VxPlane& p) {
+  const vx_u64 align = (vx_u64)VifVector<kScale>::kSamples * kBytes;
+  return p.bytes == kBytes && p.step == 1 && ((((vx_u64)p.data) | p.pitch) % align) == 0;
+}
+
+// Whether the tile whose first output pixel is (x0, y0) loads with vectors (the same answer for every thread).
+template <unsigned kScale, unsigned kBytes>
+VX_HD bool vif_tile_vector_load(const VifScaleArgs& a, int x0, int y0) {
+  typedef VifShape<kScale> S;
+  return x0 >= S::kHalf && y0 >= S::kHalf && x0 + S::kTileW + S::kHalf <= (int)a.w &&
+         y0 + S::kTileH + S::kHalf <= (int)a.h && vif_plane_vector_ok<kScale, kBytes>(a.ref) &&
+         vif_plane_vector_ok<kScale, kBytes>(a.dist);
+}
+
+template <unsigned kScale>
+VX_HD int vif_vector_load_items() {
+  return VifShape<kScale>::kInH * (VifShape<kScale>::kInW / VifVector<kScale>::kSamples);
+}
+
+// One aligned load of a T (device); on the host, where the tests run these stages, a copy (no aliasing question).
+template <class T>
+VX_HD T vif_load_aligned(const vx_u8* p) {
+#if defined(VX_DEVICE_COMPILE)
+  return *(const T*)p;
+#else
+  T v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+#endif
+}
+
+// Stage 1, vector form: kSamples samples of tile row item / (kInW / kSamples) (the same values vif_tile_load
+// writes: inside the picture no sample is mirrored).
+template <unsigned kScale, unsigned kBytes>
+VX_HD void vif_tile_load_vector(VifTile<kScale>& t, const VifScaleArgs& a, int x0, int y0, int item) {
+  typedef VifShape<kScale> S;
+  const int kV = VifVector<kScale>::kSamples;
+  const int groups = S::kInW / kV;
+  const int r = item / groups;
+  const int c = (item - r * groups) * kV;
+  const vx_u64 y = (vx_u64)(y0 - S::kHalf + r);
+  const vx_u64 x = (vx_u64)(x0 - S::kHalf + c);
+  const vx_u8* rp = (const vx_u8*)a.ref.data + y * a.ref.pitch + x * kBytes;
+  const vx_u8* dp = (const vx_u8*)a.dist.data + y * a.dist.pitch + x * kBytes;
+  if (kBytes == 1 && kV == 4) {
+    // Little-endian: sample i in byte i.
+    const vx_u32 rv = vif_load_aligned<vx_u32>(rp), dv = vif_load_aligned<vx_u32>(dp);
+    VIF_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      t.ref[r][c + i] = (vx_u16)((rv >> (8 * i)) & 255u);
+      t.dist[r][c + i] = (vx_u16)((dv >> (8 * i)) & 255u);
+    }
+  } else if (kBytes == 2 && kV == 4) {
+    const VifU16x4 rv = vif_load_aligned<VifU16x4>(rp), dv = vif_load_aligned<VifU16x4>(dp);
+    VIF_UNROLL
+    for (int i = 0; i < 4; ++i) {
+      t.ref[r][c + i] = (vx_u16)(rv.v[i] >> a.ref.shift);
+      t.dist[r][c + i] = (vx_u16)(dv.v[i] >> a.dist.shift);
+    }
+  } else if (kBytes == 2 && kV == 2) {
+    const vx_u32 rv = vif_load_aligned<vx_u32>(rp), dv = vif_load_aligned<vx_u32>(dp);
+    t.ref[r][c] = (vx_u16)((rv & 65535u) >> a.ref.shift);
+    t.ref[r][c + 1] = (vx_u16)((rv >> 16) >> a.ref.shift);
+    t.dist[r][c] = (vx_u16)((dv & 65535u) >> a.dist.shift);
+    t.dist[r][c + 1] = (vx_u16)((dv >> 16) >> a.dist.shift);
+  } else {
+    for (int i = 0; i < kV; ++i) {
+      t.ref[r][c + i] = (vx_u16)vif_read_sample(a.ref, (vx_u32)x + i, (vx_u32)y);
+      t.dist[r][c + i] = (vx_u16)vif_read_sample(a.dist, (vx_u32)x + i, (vx_u32)y);
+    }
+  }
+}
+
 // Stage 2: the vertical pass at tile row item / kInW, tile column item % kInW (halo columns included).
 template <unsigned kScale, bool kWide>
 VX_HD void vif_tile_vertical(VifTile<kScale>& t, const VifScaleArgs& a, int item) {
@@ -498,7 +610,7 @@ VX_HD void vif_tile_decimate_vertical(VifTile<kScale>& t, const VifScaleArgs& a,
 
 // Stage 3: the run of VIF_RUN output pixels from (x0 + VIF_RUN * (item % (kTileW / VIF_RUN)), y0 + item / (kTileW /
 // VIF_RUN)): the horizontal pass, and the statistic of each pixel that lies inside the picture.
-template <unsigned kScale>
+template <unsigned kScale, bool kF64 = false>
 VX_HD void vif_tile_output(const VifTile<kScale>& t, const VifScaleArgs& a, int x0, int y0, int item, VifSums* s) {
   typedef VifShape<kScale> S;
   const int runs = S::kTileW / VIF_RUN;
@@ -507,7 +619,7 @@ VX_HD void vif_tile_output(const VifTile<kScale>& t, const VifScaleArgs& a, int 
   const int y = y0 + r;
   if (y >= (int)a.h || x0 + c >= (int)a.w) return;
   VifFiltered f[VIF_RUN];
-  vif_horizontal_run<kScale>(&t.mu1[r][c], &t.mu2[r][c], &t.rr[r][c], &t.dd[r][c], &t.rd[r][c], f);
+  vif_horizontal_run<kScale, kF64>(&t.mu1[r][c], &t.mu2[r][c], &t.rr[r][c], &t.dd[r][c], &t.rd[r][c], f);
   VIF_UNROLL
   for (int o = 0; o < VIF_RUN; ++o) {
     const int x = x0 + c + o;
