@@ -6,8 +6,10 @@
 //   steady state   frames per second after a warm-up (start-up, module loads, first allocations excluded), host
 //                  frames (the pipeline stages and uploads them) and device-resident frames (read in place)
 //   latency        closed loop, one frame in flight: from handing frame i in to frame i's scores being computed
-//                  (the scorer emits frame i - 1 then: its motion2 needs frame i), median and 99th percentile
-//   breakdown      device frames, one feature at a time without a model: what each GPU feature costs per frame
+//                  (the scorer emits frame i - 1 then: its motion2 needs frame i; timed at the on_frame call, and
+//                  at the submitting thread's wake-up), median and 99th percentile
+//   breakdown      device frames, one feature at a time without a model: what each GPU feature costs per frame,
+//                  and its latency with one frame in flight (which feature's chain of kernels sets the latency)
 //
 // Host frames are uploaded on the device's upload stream (overlapping the kernels of the frame before) or on the
 // library stream (VMAFX_HIP_UPLOAD_STREAM=0: EngineTuning::upload_stream); the `upload` column says which one ran.
@@ -213,37 +215,57 @@ Result throughput(ScorerConfig cfg, const Frames& f, bool device, unsigned frame
   return {frames / secs, frames, backend};
 }
 
-// Closed loop, one frame in flight: submit(i) until wait_next() returns frame i - 1 (emitted once frame i's scores
-// exist). Milliseconds, sorted.
-std::vector<double> latency(ScorerConfig cfg, const Frames& f, bool device, unsigned frames, unsigned warmup) {
+// Closed loop, one frame in flight: submit(i) until on_frame hands out frame i - 1 (emitted once frame i's scores
+// exist). Milliseconds, sorted: `ms` to the on_frame call (on the backend's thread: the scores are computed),
+// `woken` to the submitting thread's return from its wait (adds that thread's wake-up).
+struct Latency {
+  std::vector<double> ms, woken;
+};
+// delay: frames the scorer holds a frame back (1: frame i - 1 comes out with frame i, as with motion; -1: find out
+// from frame 0, which then comes out within 10 s or not at all before frame 1).
+Latency latency(ScorerConfig cfg, const Frames& f, bool device, unsigned frames, unsigned warmup, int delay = 1) {
   std::mutex mu;
   std::condition_variable cv;
   uint64_t emitted = 0;
+  Clock::time_point emitted_at;
   cfg.on_frame = [&](const FrameScore&) {
+    const auto now = Clock::now();
     std::lock_guard<std::mutex> lk(mu);
     emitted++;
+    emitted_at = now;
     cv.notify_all();
   };
   std::unique_ptr<Scorer> s;
   if (Status st = Scorer::create(cfg, geometry(f), &s); !st) die("scorer", st);
   const auto& refs = device ? f.dev_ref : f.host_ref;
   const auto& dists = device ? f.dev_dist : f.host_dist;
-  std::vector<double> ms;
+  Latency out;
   for (unsigned i = 0; i < warmup + frames; i++) {
     const auto t0 = Clock::now();
     if (Status st = s->submit(pair_of(refs[i % refs.size()], dists[i % dists.size()], i)); !st) die("submit", st);
-    if (i == 0) continue;
-    {
-      // Frame i - 1 is handed out once frame i's motion exists; a bounded wait, so a lost frame is an error.
+    if (i == 0 && delay < 0) {
       std::unique_lock<std::mutex> lk(mu);
-      if (!cv.wait_for(lk, std::chrono::seconds(60), [&] { return emitted >= i; }))
-        die("latency", {Errc::internal, "frame " + std::to_string(i - 1) + " did not come back within 60 s"});
+      delay = cv.wait_for(lk, std::chrono::seconds(10), [&] { return emitted >= 1; }) ? 0 : 1;
     }
-    if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (i < unsigned(delay)) continue;
+    const uint64_t want = i + 1 - unsigned(delay);  // frames [0, want) out: frame i's scores exist
+    Clock::time_point at;
+    {
+      // A bounded wait, so a lost frame is an error.
+      std::unique_lock<std::mutex> lk(mu);
+      if (!cv.wait_for(lk, std::chrono::seconds(60), [&] { return emitted >= want; }))
+        die("latency", {Errc::internal, "frame " + std::to_string(want - 1) + " did not come back within 60 s"});
+      at = emitted_at;
+    }
+    if (i >= warmup) {
+      out.ms.push_back(std::chrono::duration<double, std::milli>(at - t0).count());
+      out.woken.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
   }
   if (Status st = s->flush(); !st) die("flush", st);
-  std::sort(ms.begin(), ms.end());
-  return ms;
+  std::sort(out.ms.begin(), out.ms.end());
+  std::sort(out.woken.begin(), out.woken.end());
+  return out;
 }
 
 double percentile(const std::vector<double>& v, double p) {
@@ -501,23 +523,28 @@ int main(int argc, char** argv) {
       }
       for (const Run& run : runs) {
         const char* upload = run.device ? "-" : select_upload(run.mode, *dev);
-        const std::vector<double> ms = latency(config(o, Backend::hip), f, run.device, big ? 200 : 400, 20);
-        char row[256];
-        std::snprintf(row, sizeof row, "| %ux%u | %u | %s | %s | %zu | %.3f | %.3f | %.3f |", w, h, bpc,
+        const Latency l = latency(config(o, Backend::hip), f, run.device, big ? 200 : 400, 20);
+        const std::vector<double>& ms = l.ms;
+        char row[320];
+        std::snprintf(row, sizeof row, "| %ux%u | %u | %s | %s | %zu | %.3f | %.3f | %.3f | %.3f / %.3f |", w, h, bpc,
                       run.device ? "device" : "host", upload, ms.size(), percentile(ms, 0.5), percentile(ms, 0.99),
-                      ms.empty() ? 0.0 : ms.back());
+                      ms.empty() ? 0.0 : ms.back(), percentile(l.woken, 0.5), percentile(l.woken, 0.99));
         latency_rows.push_back(row);
       }
     }
   }
-  std::printf("\nLatency, one frame in flight (ms from submit of frame i to its scores computed):\n\n");
-  std::printf("| size | bits | input | upload | frames | median | p99 | max |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf("\nLatency, one frame in flight (ms from submit of frame i to its scores computed, i.e. on_frame; last "
+              "column: to the submitting thread's wake-up):\n\n");
+  std::printf("| size | bits | input | upload | frames | median | p99 | max | woken median / p99 |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
   for (const auto& r : latency_rows) std::printf("%s\n", r.c_str());
 
   if (o.breakdown) {
-    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone; lanes %s):\n\n",
+    std::printf("\nPer feature, device frames, no model (frames per second with that feature alone, and its latency "
+                "with one frame in flight; lanes %s):\n\n",
                 g_tuning.lanes ? std::to_string(g_tuning.lanes).c_str() : "default");
-    std::printf("| size | bits | feature | fps | ms/frame | where |\n|---|---|---|---|---|---|\n");
+    std::printf("| size | bits | feature | fps | ms/frame | latency median (ms) | where |\n"
+                "|---|---|---|---|---|---|---|\n");
     for (auto [w, h] : o.sizes) {
       for (unsigned bpc : o.depths) {
         Frames f;
@@ -539,12 +566,13 @@ int main(int argc, char** argv) {
           }
           cfg.features = {req};
           const Result r = throughput(cfg, f, true, big ? 600 : 1500, 60);
+          const Latency l = latency(cfg, f, true, big ? 200 : 400, 20, -1);
           // A feature (or option) without a GPU implementation runs on the CPU part: say so instead of passing
           // its CPU rate off as the GPU's.
           const size_t cpu_at = r.backend.find("(on the CPU: ");
           const std::string where = cpu_at == std::string::npos ? "gpu" : r.backend.substr(cpu_at + 1);
-          std::printf("| %ux%u | %u | %s | %.0f | %.3f | %s |\n", w, h, bpc, feature.c_str(), r.fps, 1000.0 / r.fps,
-                      where.c_str());
+          std::printf("| %ux%u | %u | %s | %.0f | %.3f | %.3f | %s |\n", w, h, bpc, feature.c_str(), r.fps,
+                      1000.0 / r.fps, percentile(l.ms, 0.5), where.c_str());
           std::fflush(stdout);
         }
       }
