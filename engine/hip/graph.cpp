@@ -169,6 +169,8 @@ void GraphCache::release_all() {
     branch_[i] = nullptr;
     join_[i] = nullptr;
   }
+  if (origin_) (void)api.stream_destroy.fn(origin_);
+  origin_ = nullptr;
   if (fork_) device_->destroy_event(fork_);
   fork_ = nullptr;
 }
@@ -186,6 +188,7 @@ Status GraphCache::init(std::shared_ptr<Device> device, unsigned slots, unsigned
   ContextScope scope(*device_);
   VMAFX_TRY(scope.status());
   VMAFX_TRY(device_->create_event(&fork_));
+  VMAFX_HIP_CHECK(*device_, stream_create, &origin_);
   for (unsigned i = 0; i < kBranches; ++i) {
     VMAFX_HIP_CHECK(*device_, stream_create, &branch_[i]);
     VMAFX_TRY(device_->create_event(&join_[i]));
@@ -197,7 +200,10 @@ Status GraphCache::capture(const CallRecorder& calls, GraphExecHandle* out) {
   const Api& api = device_->api();
   ContextScope scope(*device_);
   VMAFX_TRY(scope.status());
-  const StreamHandle stream = device_->current_stream();
+  // Captured on the cache's own stream (graph.h); nothing runs there but captures, so the capture depends on nothing
+  // queued before it: the graph's launch on the current stream orders it.
+  StreamScope origin(*device_, origin_);
+  const StreamHandle stream = origin_;
   VMAFX_HIP_CHECK(*device_, stream_begin_capture, stream);
   // Group 0 on the capturing stream; the others fork from it onto the branch streams (groups past kBranches share
   // them in turn) and join it again before the capture ends.

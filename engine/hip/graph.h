@@ -131,7 +131,11 @@ class GraphCache {
   };
   Status capture(const CallRecorder& calls, GraphExecHandle* out);
   void release_all();
-  static constexpr unsigned kBranches = 4;  // streams besides the current one that a capture forks to
+  // Captures run on streams of the cache's own, never on the current stream (a lane, which other pipelines on the
+  // device share: work they queue there during a capture would join it or break it); the graph is then launched on
+  // the current stream. origin_ holds group 0, the branches the others.
+  static constexpr unsigned kBranches = 4;
+  StreamHandle origin_ = nullptr;
   StreamHandle branch_[kBranches] = {};
   EventHandle fork_ = nullptr, join_[kBranches] = {};
 

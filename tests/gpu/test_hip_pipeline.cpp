@@ -615,6 +615,45 @@ TEST(HipPipeline, LanesGiveCpuScores) {
 // Frame graphs: with graphs on, host frames (whose planes lie in the slot's plane set) are queued as cached graphs
 // after one capture per slot and lane, device frames in their own buffers are captured until the cache gives up and
 // issues them call by call; every score is the CPU's, as with graphs off.
+// Pipelines on one device share its lanes. Each fed from its own thread with frame graphs on, as the element's
+// sessions and a ladder's renditions are: one pipeline's capture must not take in, or be broken by, the work another
+// pipeline queues on the same lane meanwhile (captures run on the cache's own streams). Every pipeline's scores equal
+// the CPU's, and each captured and replayed graphs.
+TEST(HipPipeline, PipelinesOnOneDeviceCaptureAndReplayFromTheirOwnThreads) {
+  VMAFX_GPU_DEVICE_OR_SKIP(dev);
+  if (!dev->api().has_graphs()) GTEST_SKIP() << "the runtime has no graphs";
+  if (!dev->can_order_streams()) GTEST_SKIP() << "lanes need the upload stream, which this runtime cannot order";
+  constexpr int kPipelines = 4, kFrames = 48, kRounds = 3;
+  const uint32_t w = 640, h = 360;
+  Stream s;
+  make_stream(8, w, h, kFrames, 9400, &s);
+  if (HasFatalFailure()) return;
+  std::vector<const PictureView*> refs, dists;
+  for (int i = 0; i < kFrames; ++i) {
+    refs.push_back(&s.ref[size_t(i)].view);
+    dists.push_back(&s.dist[size_t(i)].view);
+  }
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<MotionPsnrPipeline> mp(kPipelines);
+    for (auto& m : mp) ASSERT_OK(make_pipeline(dev, 8, w, h, 8, &m, -1, 1, LaneSetup{6, true, true}, 1));
+    std::vector<Results> r(kPipelines);
+    std::vector<std::thread> threads;
+    for (int k = 0; k < kPipelines; ++k)
+      threads.emplace_back([&, k] { run_stream(mp[size_t(k)], refs, dists, &r[size_t(k)]); });
+    for (auto& t : threads) t.join();
+    for (int k = 0; k < kPipelines; ++k) {
+      const std::string what = "round " + std::to_string(round) + ", pipeline " + std::to_string(k);
+      expect_scores(s, r[size_t(k)], what);
+      const GraphStats g = mp[size_t(k)].pipeline->stats().graphs;
+      EXPECT_GT(g.captures, 0u) << what;
+      EXPECT_GT(g.launches, 0u) << what;
+      EXPECT_EQ(g.launches + g.captures + g.direct, uint64_t(kFrames)) << what;
+    }
+    ASSERT_OK(dev->status());
+    if (HasFailure()) return;
+  }
+}
+
 TEST(HipPipeline, FrameGraphsReplayTheSameCallsAndGiveCpuScores) {
   VMAFX_GPU_DEVICE_OR_SKIP(dev);
   if (!dev->api().has_graphs()) GTEST_SKIP() << "the runtime has no graphs";
