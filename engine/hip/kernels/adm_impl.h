@@ -163,6 +163,17 @@ VX_HD vx_i16 dwt0_hi(vx_i32 t0, vx_i32 t1, vx_i32 t2, vx_i32 t3) {
   return (vx_i16)((-4240 * t0 - 7345 * t1 + 27411 * t2 - 15826 * t3 + 32768) >> 16);
 }
 
+// Scale 0, the horizontal pass over the vertical results of the four stencil columns: out a, h, v, d (kAll
+// false: only a).
+template <bool kAll>
+VX_HD void dwt0_horizontal(const vx_i16 lo[4], const vx_i16 hi[4], vx_i16 out[4]) {
+  out[0] = dwt0_lo(lo[0], lo[1], lo[2], lo[3]);
+  if (!kAll) return;
+  out[1] = dwt0_lo(hi[0], hi[1], hi[2], hi[3]);  // h: high-pass vertically, low-pass horizontally
+  out[2] = dwt0_hi(lo[0], lo[1], lo[2], lo[3]);  // v: low-pass vertically, high-pass horizontally
+  out[3] = dwt0_hi(hi[0], hi[1], hi[2], hi[3]);
+}
+
 // Scale 0 bands at (i, j) of a w x h picture; load(x, y) returns the sample. out: a, h, v, d (kAll false: only a).
 template <bool kAll, class Load>
 VX_HD void dwt0_at(const Load& load, int w, int h, int bpc, int i, int j, vx_i16 out[4]) {
@@ -173,11 +184,7 @@ VX_HD void dwt0_at(const Load& load, int w, int h, int bpc, int i, int j, vx_i16
     const int c = dwt_tap(j, k, w);
     dwt0_vertical(load(c, r0), load(c, r1), load(c, r2), load(c, r3), bpc, &lo[k], &hi[k]);
   }
-  out[0] = dwt0_lo(lo[0], lo[1], lo[2], lo[3]);
-  if (!kAll) return;
-  out[1] = dwt0_lo(hi[0], hi[1], hi[2], hi[3]);  // h: high-pass vertically, low-pass horizontally
-  out[2] = dwt0_hi(lo[0], lo[1], lo[2], lo[3]);  // v: low-pass vertically, high-pass horizontally
-  out[3] = dwt0_hi(hi[0], hi[1], hi[2], hi[3]);
+  dwt0_horizontal<kAll>(lo, hi, out);
 }
 
 // Scales 1..3: int64 sums. Vertical: scale 1 no rounding; scales 2, 3: + 2^15, >> 16. Horizontal: scales 1, 3:
@@ -515,7 +522,7 @@ struct PictureSource {
   template <bool kAll>
   VX_HD void dwt(int i, int j, vx_i16 out[4]) const {
     // Bytes with aligned rows, and a stencil (rows 2i-1..2i+2, columns 2j-1..2j+2) inside the picture: no
-    // reflection, each row's four samples in one read; the arithmetic is dwt0_at's.
+    // reflection, each row's four samples in one read; then dwt0_at's arithmetic.
     if (pic.bytes == 1 && pic.step == 1 && ((((vx_u64)pic.data) | pic.pitch) & 3u) == 0 && i >= 1 &&
         2 * i + 2 < h && j >= 1 && 2 * j + 2 < w) {
       vx_u32 rows[4];
@@ -526,11 +533,7 @@ struct PictureSource {
       for (int k = 0; k < 4; ++k)
         dwt0_vertical((rows[0] >> (8 * k)) & 255u, (rows[1] >> (8 * k)) & 255u, (rows[2] >> (8 * k)) & 255u,
                       (rows[3] >> (8 * k)) & 255u, bpc, &lo[k], &hi[k]);
-      out[0] = dwt0_lo(lo[0], lo[1], lo[2], lo[3]);
-      if (!kAll) return;
-      out[1] = dwt0_lo(hi[0], hi[1], hi[2], hi[3]);
-      out[2] = dwt0_hi(lo[0], lo[1], lo[2], lo[3]);
-      out[3] = dwt0_hi(hi[0], hi[1], hi[2], hi[3]);
+      dwt0_horizontal<kAll>(lo, hi, out);
       return;
     }
     dwt0_at<kAll>(*this, w, h, bpc, i, j, out);

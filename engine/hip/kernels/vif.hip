@@ -47,7 +47,8 @@ __device__ inline void vif_scale_block(const VifScaleArgs& a) {
   s.den_log = 0;
   s.num_non_log = 0;
   s.den_non_log = 0;
-  for (int i = tid; i < vif_output_items<kScale>(); i += VIF_THREADS) vif_tile_output<kScale, kF64>(t, a, x0, y0, i, &s);
+  for (int i = tid; i < vif_output_items<kScale>(); i += VIF_THREADS)
+    vif_tile_output<kScale, kF64>(t, a, x0, y0, i, &s);
   for (int i = tid; i < vif_dec_output_items<kScale>(); i += VIF_THREADS)
     vif_tile_decimate_output<kScale>(t, a, x0, y0, i);
   __syncthreads();
